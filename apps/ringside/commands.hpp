@@ -1,0 +1,9 @@
+// Subcommands of the `ringside` binary. Each returns the process exit code:
+// 0 success, 1 runtime failure, 2 bad usage (a bad flag or value, named in one line).
+#pragma once
+
+namespace ringside::apps {
+
+int run_serve(int argc, char** argv);
+
+}  // namespace ringside::apps

@@ -1,0 +1,37 @@
+// `ringside`: one binary, one subcommand per tool.
+#include <cstdio>
+#include <cstring>
+#include <string_view>
+
+#include "commands.hpp"
+
+namespace {
+
+constexpr const char* kUsage =
+    "usage: ringside <command> [options]\n"
+    "\n"
+    "commands:\n"
+    "  serve     run the HTTP/1.1 server (ringside serve --help)\n"
+    "\n"
+    "ringside 0.1.0\n";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  if (argc < 2) {
+    std::fputs(kUsage, stderr);
+    return 2;
+  }
+  std::string_view command = argv[1];
+  if (command == "--help" || command == "-h" || command == "help") {
+    std::fputs(kUsage, stdout);
+    return 0;
+  }
+  if (command == "--version") {
+    std::puts("ringside 0.1.0");
+    return 0;
+  }
+  if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);
+  std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);
+  return 2;
+}

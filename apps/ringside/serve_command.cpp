@@ -1,0 +1,109 @@
+// `ringside serve`: flags, signals and the start-up line around server::Server.
+#include <signal.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <system_error>
+
+#include "commands.hpp"
+#include "core/socket.hpp"
+#include "server/hello_routes.hpp"
+#include "server/server.hpp"
+
+namespace ringside::apps {
+namespace {
+
+void parse_serve_flags(CLI::App& app, server::ServerConfig& config) {
+  app.description("Run the ringside HTTP/1.1 server.");
+  app.add_option("--host", config.host, "Address to listen on")->capture_default_str();
+  app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
+      ->capture_default_str()
+      ->check(CLI::Range(0, 65535));
+  app.add_option("--threads", config.threads, "Worker threads, one event loop each")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  app.add_option("--max-connections", config.max_connections, "Open connections at most")
+      ->capture_default_str()
+      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+  app.add_option("--header-timeout", config.header_timeout_s,
+                 "Seconds a client has to send a whole request head")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--idle-timeout", config.idle_timeout_s,
+                 "Seconds a keep-alive connection may wait for its next request")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--drain-timeout", config.drain_timeout_s,
+                 "Seconds a graceful shutdown (SIGTERM, SIGINT) gives requests in flight")
+      ->capture_default_str()
+      ->check(CLI::PositiveNumber);
+  app.add_option("--max-body", config.max_body, "Largest request body in bytes (k, m suffixes)")
+      ->capture_default_str()
+      ->transform(CLI::AsSizeValue(false));
+}
+
+// Waits for SIGINT or SIGTERM: the first drains, a second one stops at once.
+void wait_for_signals(server::Server& server, const sigset_t& signals) {
+  int signal_number = 0;
+  sigwait(&signals, &signal_number);
+  std::fprintf(stderr, "ringside serve: %s, draining (up to %gs; signal again to stop now)\n",
+               strsignal(signal_number), server.config().drain_timeout_s);
+  server.stop(false);
+  timespec tick{0, 50'000'000};
+  while (!server.finished()) {
+    if (sigtimedwait(&signals, nullptr, &tick) > 0) server.stop(true);
+  }
+}
+
+}  // namespace
+
+int run_serve(int argc, char** argv) {
+  server::ServerConfig config;
+  CLI::App app("ringside serve", "ringside serve");
+  parse_serve_flags(app, config);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError& error) {
+    std::fprintf(stderr, "ringside serve: %s (see ringside serve --help)\n", error.what());
+    return 2;
+  }
+
+  // Block the shutdown signals before any thread starts, so that only sigwait sees them.
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  std::uint64_t file_limit = core::raise_open_file_limit();
+  if (file_limit != 0 && config.max_connections + 64 > file_limit) {
+    std::fprintf(stderr,
+                 "ringside serve: warning: --max-connections %zu exceeds the open-file limit %llu; "
+                 "raise it with 'ulimit -n' or lower --max-connections\n",
+                 config.max_connections, static_cast<unsigned long long>(file_limit));
+  }
+
+  server::Router router;
+  server::add_hello_routes(router);
+  try {
+    server::Server server(config, std::move(router));
+    server.start();
+    std::printf("ringside serve: listening on http://%s:%u (%u threads, max %zu connections)\n",
+                config.host.c_str(), server.port(), config.threads, config.max_connections);
+    std::fflush(stdout);
+    wait_for_signals(server, signals);
+    server.wait();
+  } catch (const std::system_error& error) {
+    std::fprintf(stderr, "ringside serve: %s\n", error.what());
+    return 1;
+  }
+  std::fprintf(stderr, "ringside serve: stopped\n");
+  return 0;
+}
+
+}  // namespace ringside::apps

@@ -1,0 +1,31 @@
+// TCP sockets: listeners, accept, options. Start-up failures throw std::system_error with the
+// address in the message; per-connection calls return values.
+#pragma once
+
+#include <cstdint>
+#include <string>
+
+namespace ringside::core {
+
+struct ListenOptions {
+  std::string host = "127.0.0.1";
+  std::uint16_t port = 0;  // 0: let the kernel pick a free port
+  int backlog = 65535;     // the kernel caps it at net.core.somaxconn
+  bool reuse_port = true;  // one listener per worker, the kernel spreads connections
+};
+
+// Binds and listens (non-blocking, close-on-exec). Throws std::system_error naming the address.
+int listen_tcp(const ListenOptions& options);
+
+// The port a bound socket got (useful after binding port 0).
+std::uint16_t local_port(int fd);
+
+// accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC and TCP_NODELAY; returns -1 with errno set.
+int accept_nonblocking(int listen_fd);
+
+void set_tcp_nodelay(int fd);
+
+// Raises the soft RLIMIT_NOFILE to the hard limit; returns the new soft limit.
+std::uint64_t raise_open_file_limit();
+
+}  // namespace ringside::core

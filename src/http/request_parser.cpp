@@ -1,0 +1,290 @@
+#include "http/request_parser.hpp"
+
+#include <array>
+#include <cstring>
+
+namespace ringside::http {
+namespace {
+
+using enum RequestError;
+
+// tchar (RFC 9110 section 5.6.2): the characters of methods and header names.
+constexpr std::array<bool, 256> make_token_table() {
+  std::array<bool, 256> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+constexpr auto kTokenChar = make_token_table();
+
+constexpr bool is_token(char c) { return kTokenChar[static_cast<unsigned char>(c)]; }
+// Visible characters and obs-text; the request target allows no whitespace.
+constexpr bool is_target_char(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u > 0x20 && u != 0x7f;
+}
+// field-value characters: VCHAR, obs-text, SP, HTAB.
+constexpr bool is_value_char(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+constexpr bool is_whitespace(char c) { return c == ' ' || c == '\t'; }
+
+char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+std::string_view trim(std::string_view s) {
+  while (!s.empty() && is_whitespace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_whitespace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+Method method_of(std::string_view m) {
+  switch (m.size()) {
+    case 3:
+      if (m == "GET") return Method::kGet;
+      if (m == "PUT") return Method::kPut;
+      break;
+    case 4:
+      if (m == "HEAD") return Method::kHead;
+      if (m == "POST") return Method::kPost;
+      break;
+    case 5:
+      if (m == "PATCH") return Method::kPatch;
+      if (m == "TRACE") return Method::kTrace;
+      break;
+    case 6:
+      if (m == "DELETE") return Method::kDelete;
+      break;
+    case 7:
+      if (m == "OPTIONS") return Method::kOptions;
+      if (m == "CONNECT") return Method::kConnect;
+      break;
+    default: break;
+  }
+  return Method::kOther;
+}
+
+// Parses 1*DIGIT, refusing values that would not fit comfortably in 64 bits.
+bool parse_length(std::string_view s, std::uint64_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  std::uint64_t value = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return false;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  out = value;
+  return true;
+}
+
+// Calls `each` on every comma-separated, trimmed, non-empty element; stops when it returns false.
+template <class Each>
+bool for_each_list_element(std::string_view list, Each&& each) {
+  while (true) {
+    auto comma = list.find(',');
+    auto element = trim(list.substr(0, comma));
+    if (!element.empty() && !each(element)) return false;
+    if (comma == std::string_view::npos) return true;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+// Finds the end of the line starting at `pos`: the index of its CR (followed by LF).
+// Returns npos when the line is not complete yet; sets `error` on a bare CR or LF.
+std::size_t find_line_end(std::string_view in, std::size_t pos, RequestError& error) {
+  for (std::size_t i = pos; i < in.size(); ++i) {
+    char c = in[i];
+    if (c == '\r') {
+      if (i + 1 == in.size()) return std::string_view::npos;
+      if (in[i + 1] != '\n') {
+        error = kBareLineFeed;
+        return std::string_view::npos;
+      }
+      return i;
+    }
+    if (c == '\n') {
+      error = kBareLineFeed;
+      return std::string_view::npos;
+    }
+  }
+  return std::string_view::npos;
+}
+
+RequestError parse_request_line(std::string_view line, Request& r) {
+  auto sp1 = line.find(' ');
+  if (sp1 == std::string_view::npos || sp1 == 0) return kMalformedRequestLine;
+  r.method_name = line.substr(0, sp1);
+  for (char c : r.method_name) {
+    if (!is_token(c)) return kInvalidMethod;
+  }
+  auto rest = line.substr(sp1 + 1);
+  auto sp2 = rest.find(' ');
+  if (sp2 == std::string_view::npos || sp2 == 0) return kMalformedRequestLine;
+  r.target = rest.substr(0, sp2);
+  for (char c : r.target) {
+    if (!is_target_char(c)) return kInvalidTarget;
+  }
+  auto version = rest.substr(sp2 + 1);
+  if (version.size() != 8 || version.substr(0, 5) != "HTTP/" || version[6] != '.' ||
+      version[5] < '0' || version[5] > '9' || version[7] < '0' || version[7] > '9') {
+    return kMalformedRequestLine;
+  }
+  if (version[5] != '1') return kUnsupportedVersion;
+  // A higher minor version is answered as 1.1 (RFC 9110 section 2.5).
+  r.version_minor = version[7] == '0' ? 0 : 1;
+  r.method = method_of(r.method_name);
+  auto question = r.target.find('?');
+  r.path = r.target.substr(0, question);
+  r.query = question == std::string_view::npos ? std::string_view{} : r.target.substr(question + 1);
+  return kNone;
+}
+
+RequestError parse_header_line(std::string_view line, Header& header) {
+  if (is_whitespace(line.front())) return kObsoleteLineFolding;
+  std::size_t colon = 0;
+  while (colon < line.size() && is_token(line[colon])) ++colon;
+  if (colon == line.size()) return kMalformedHeader;
+  if (line[colon] != ':') return is_whitespace(line[colon]) ? kSpaceBeforeColon : kMalformedHeader;
+  if (colon == 0) return kMalformedHeader;
+  auto value = line.substr(colon + 1);
+  for (char c : value) {
+    if (!is_value_char(c)) return kControlCharacter;
+  }
+  header = {line.substr(0, colon), trim(value)};
+  return kNone;
+}
+
+// Applies the headers that decide framing and connection handling.
+RequestError interpret_headers(Request& r) {
+  bool has_length = false;
+  bool has_transfer_encoding = false;
+  bool chunked_last = false;
+  bool other_coding = false;
+  bool saw_host = false;
+  bool close = false;
+  bool keep_alive = false;
+  for (const Header& h : r.header_list()) {
+    const auto& name = h.name;
+    if (equals_ignore_case(name, "content-length")) {
+      // A list of identical values is accepted (RFC 9110 section 8.6); anything else is refused.
+      bool invalid = false;
+      bool conflict = false;
+      int elements = 0;
+      for_each_list_element(h.value, [&](std::string_view element) {
+        std::uint64_t length = 0;
+        ++elements;
+        if (!parse_length(element, length)) {
+          invalid = true;
+        } else if (has_length && length != r.content_length) {
+          conflict = true;
+        }
+        has_length = true;
+        r.content_length = length;
+        return !invalid && !conflict;
+      });
+      if (invalid || elements == 0) return kInvalidContentLength;
+      if (conflict) return kConflictingContentLength;
+    } else if (equals_ignore_case(name, "transfer-encoding")) {
+      has_transfer_encoding = true;
+      for_each_list_element(h.value, [&](std::string_view coding) {
+        if (chunked_last) other_coding = true;  // chunked must be the last coding, once
+        if (equals_ignore_case(coding, "chunked")) {
+          chunked_last = true;
+        } else {
+          other_coding = true;
+        }
+        return true;
+      });
+    } else if (equals_ignore_case(name, "host")) {
+      if (saw_host) return kRepeatedHost;
+      saw_host = true;
+    } else if (equals_ignore_case(name, "connection")) {
+      for_each_list_element(h.value, [&](std::string_view token) {
+        if (equals_ignore_case(token, "close")) close = true;
+        if (equals_ignore_case(token, "keep-alive")) keep_alive = true;
+        return true;
+      });
+    } else if (equals_ignore_case(name, "expect")) {
+      if (!equals_ignore_case(h.value, "100-continue")) return kUnsupportedExpectation;
+      r.expect_continue = true;
+    }
+  }
+  if (has_transfer_encoding) {
+    if (has_length) return kLengthAndTransferEncoding;
+    if (r.version_minor == 0) return kTransferEncodingInHttp10;
+    if (other_coding || !chunked_last) return kUnsupportedTransferEncoding;
+    r.framing = BodyFraming::kChunked;
+  } else if (has_length) {
+    r.framing = r.content_length > 0 ? BodyFraming::kContentLength : BodyFraming::kNone;
+  }
+  if (r.version_minor == 1 && !saw_host) return kMissingHost;
+  r.keep_alive = r.version_minor == 1 ? !close : (keep_alive && !close);
+  if (r.framing == BodyFraming::kNone) r.expect_continue = false;
+  return kNone;
+}
+
+ParseResult error_result(RequestError e) { return {ParseStatus::kError, 0, e}; }
+
+}  // namespace
+
+bool equals_ignore_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (lower(a[i]) != lower(b[i])) return false;
+  }
+  return true;
+}
+
+std::string_view Request::header(std::string_view name) const {
+  for (const Header& h : header_list()) {
+    if (equals_ignore_case(h.name, name)) return h.value;
+  }
+  return {};
+}
+
+ParseResult parse_request(std::span<const char> input, Request& r, const ParserLimits& limits) {
+  std::string_view in(input.data(), input.size());
+  r.header_count = 0;
+  r.framing = BodyFraming::kNone;
+  r.content_length = 0;
+  r.expect_continue = false;
+
+  // RFC 9112 section 2.2: ignore at least one empty line before the request line.
+  std::size_t pos = 0;
+  while (in.size() - pos >= 2 && in[pos] == '\r' && in[pos + 1] == '\n' && pos < 4) pos += 2;
+
+  const std::size_t limit = limits.max_head_bytes;
+  RequestError error = kNone;
+  std::size_t line_end = find_line_end(in, pos, error);
+  if (error != kNone) return error_result(error);
+  if (line_end == std::string_view::npos) {
+    return in.size() >= limit ? error_result(kUriTooLong) : ParseResult{ParseStatus::kPartial};
+  }
+  if (line_end + 2 > limit) return error_result(kUriTooLong);
+  if (auto e = parse_request_line(in.substr(pos, line_end - pos), r); e != kNone) {
+    return error_result(e);
+  }
+  pos = line_end + 2;
+
+  while (true) {
+    line_end = find_line_end(in, pos, error);
+    if (error != kNone) return error_result(error);
+    if (line_end == std::string_view::npos) {
+      return in.size() >= limit ? error_result(kHeadTooLarge) : ParseResult{ParseStatus::kPartial};
+    }
+    if (line_end + 2 > limit) return error_result(kHeadTooLarge);
+    if (line_end == pos) break;  // the empty line ends the head
+    if (r.header_count == limits.max_headers) return error_result(kTooManyHeaders);
+    if (auto e = parse_header_line(in.substr(pos, line_end - pos), r.headers[r.header_count]);
+        e != kNone) {
+      return error_result(e);
+    }
+    ++r.header_count;
+    pos = line_end + 2;
+  }
+  if (auto e = interpret_headers(r); e != kNone) return error_result(e);
+  return {ParseStatus::kComplete, line_end + 2, kNone};
+}
+
+}  // namespace ringside::http

@@ -1,0 +1,20 @@
+#include "server/hello_routes.hpp"
+
+namespace ringside::server {
+
+void add_hello_routes(Router& router) {
+  router.add("/", kGetOrHead, [](const http::Request&) {
+    return Reply{http::Status::kOk, "text/plain", "Hello World!", {}};
+  });
+  router.add("/plaintext", kGetOrHead, [](const http::Request&) {
+    return Reply{http::Status::kOk, "text/plain", "Hello, World!", {}};
+  });
+  router.add("/json", kGetOrHead, [](const http::Request&) {
+    return Reply{http::Status::kOk, "application/json", R"({"message":"Hello, World!"})", {}};
+  });
+  router.add("/health", kGetOrHead, [](const http::Request&) {
+    return Reply{http::Status::kOk, "text/plain", "ok\n", {}};
+  });
+}
+
+}  // namespace ringside::server

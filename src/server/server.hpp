@@ -1,0 +1,47 @@
+// The HTTP server: binds one SO_REUSEPORT listener per worker and runs each worker on its own
+// thread. Used by `ringside serve` and, in-process, by tests and the harness.
+//
+//   Server server(config, router);   // binds now; throws std::system_error naming the address
+//   server.start();                  // server.port() says where
+//   server.stop(/*force=*/false);    // graceful drain, from any thread
+//   server.wait();
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <memory>
+#include <thread>
+#include <vector>
+
+#include "server/config.hpp"
+#include "server/router.hpp"
+
+namespace ringside::server {
+
+class Worker;
+
+class Server {
+ public:
+  Server(ServerConfig config, Router router);
+  ~Server();
+  Server(const Server&) = delete;
+  Server& operator=(const Server&) = delete;
+
+  [[nodiscard]] std::uint16_t port() const { return port_; }
+  [[nodiscard]] const ServerConfig& config() const { return config_; }
+  void start();
+  void stop(bool force);
+  void wait();
+  [[nodiscard]] bool finished() const { return running_.load() == 0; }
+
+ private:
+  ServerConfig config_;
+  Router router_;
+  std::uint16_t port_ = 0;
+  std::atomic<std::size_t> open_connections_{0};
+  std::atomic<unsigned> running_{0};
+  std::vector<std::unique_ptr<Worker>> workers_;
+  std::vector<std::thread> threads_;
+};
+
+}  // namespace ringside::server

@@ -1,0 +1,158 @@
+#include "server/worker.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <ctime>
+
+#include "core/socket.hpp"
+
+namespace ringside::server {
+namespace {
+
+constexpr int kAcceptsPerWakeup = 64;
+constexpr auto kAcceptPause = std::chrono::milliseconds(100);
+constexpr auto kMaxWait = std::chrono::seconds(1);
+
+}  // namespace
+
+Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd,
+               std::atomic<std::size_t>& open_connections)
+    : ctx_(config, router),
+      listen_fd_(listen_fd),
+      open_connections_(open_connections),
+      waker_(ctx_.loop, [] {}) {
+  ctx_.owner = this;
+  if (!ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
+    throw std::system_error(errno, std::generic_category(), "epoll_ctl(listener)");
+  }
+}
+
+Worker::~Worker() {
+  close_all();
+  if (listen_fd_ >= 0) ::close(listen_fd_);
+}
+
+void Worker::request_stop(bool force) {
+  int wanted = force ? 2 : 1;
+  int current = stop_request_.load();
+  while (current < wanted && !stop_request_.compare_exchange_weak(current, wanted)) {
+  }
+  waker_.wake();
+}
+
+void Worker::run() {
+  while (true) {
+    int stop = stop_request_.load(std::memory_order_acquire);
+    if (stop == 2) break;
+    if (stop == 1 && !ctx_.draining) begin_drain();
+    if (ctx_.draining && (ctx_.open_connections == 0 || ctx_.loop.now() >= drain_deadline_)) break;
+    ctx_.loop.run_once(next_wait());
+    ctx_.date.update(std::time(nullptr));
+    expire_timers();
+    if (!accepting_ && !ctx_.draining && ctx_.loop.now() >= resume_at_) resume_accepting();
+  }
+  close_all();
+}
+
+core::Duration Worker::next_wait() const {
+  const core::TimePoint now = ctx_.loop.now();
+  core::TimePoint until = now + kMaxWait;
+  for (const core::TimerList* list : {&ctx_.header_timers, &ctx_.idle_timers, &ctx_.linger_timers,
+                                      &ctx_.drain_grace_timers}) {
+    if (!list->empty()) until = std::min(until, list->next_deadline());
+  }
+  if (!accepting_ && !ctx_.draining) until = std::min(until, resume_at_);
+  if (ctx_.draining) until = std::min(until, drain_deadline_);
+  return std::max(until - now, core::Duration::zero());
+}
+
+void Worker::expire_timers() {
+  auto fire = [](core::TimerNode& node) { static_cast<Connection&>(node).on_timeout(); };
+  const core::TimePoint now = ctx_.loop.now();
+  ctx_.header_timers.expire(now, fire);
+  ctx_.idle_timers.expire(now, fire);
+  ctx_.linger_timers.expire(now, fire);
+  ctx_.drain_grace_timers.expire(now, fire);
+}
+
+void Worker::accept_ready() {
+  for (int i = 0; i < kAcceptsPerWakeup; ++i) {
+    if (open_connections_.load(std::memory_order_relaxed) >= ctx_.config.max_connections) {
+      pause_accepting(true);
+      return;
+    }
+    int fd = core::accept_nonblocking(listen_fd_);
+    if (fd < 0) {
+      if (errno == EINTR || errno == ECONNABORTED) continue;
+      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+        // Out of descriptors: keep serving the open connections and try again shortly.
+        pause_accepting(false);
+      }
+      return;
+    }
+    open_connections_.fetch_add(1, std::memory_order_relaxed);
+    ++ctx_.open_connections;
+    Connection& connection = new_connection();
+    connection.open(fd, ctx_);
+    if (!ctx_.loop.watch(fd, core::kReadable | core::kWritable | core::kEdgeTriggered,
+                         &connection)) {
+      connection.close();
+    }
+  }
+}
+
+void Worker::pause_accepting(bool at_capacity) {
+  if (accepting_) ctx_.loop.unwatch(listen_fd_);
+  accepting_ = false;
+  paused_at_capacity_ = at_capacity;
+  resume_at_ = ctx_.loop.now() + kAcceptPause;
+}
+
+void Worker::resume_accepting() {
+  if (accepting_ || listen_fd_ < 0) return;
+  if (ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
+    accepting_ = true;
+  } else {
+    resume_at_ = ctx_.loop.now() + kAcceptPause;
+  }
+}
+
+void Worker::begin_drain() {
+  ctx_.draining = true;
+  drain_deadline_ = ctx_.loop.now() + core::seconds_to_duration(ctx_.config.drain_timeout_s);
+  if (listen_fd_ >= 0) {
+    // Take the connections already queued, so that closing the listener resets none of them.
+    if (accepting_) accept_ready();
+    if (accepting_) ctx_.loop.unwatch(listen_fd_);
+    accepting_ = false;
+    ::close(listen_fd_);
+    listen_fd_ = -1;
+  }
+  for (Connection& connection : connections_) {
+    if (connection.is_open()) connection.begin_drain();
+  }
+}
+
+void Worker::close_all() {
+  for (Connection& connection : connections_) connection.close();
+}
+
+Connection& Worker::new_connection() {
+  if (free_ == nullptr) return connections_.emplace_back();
+  Connection& connection = *free_;
+  free_ = connection.next_free;
+  return connection;
+}
+
+void Worker::release(Connection& connection) {
+  connection.next_free = free_;
+  free_ = &connection;
+  --ctx_.open_connections;
+  open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  if (!accepting_ && paused_at_capacity_ && !ctx_.draining) resume_accepting();
+}
+
+}  // namespace ringside::server

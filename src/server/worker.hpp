@@ -1,0 +1,65 @@
+// A worker: one thread's event loop with its own listener (SO_REUSEPORT), connections, buffers
+// and timers. Workers share nothing on the data path; the only shared value is the count of
+// open connections, touched once per accept and close.
+#pragma once
+
+#include <atomic>
+#include <cstddef>
+#include <deque>
+
+#include "core/event_loop.hpp"
+#include "core/waker.hpp"
+#include "server/connection.hpp"
+#include "server/worker_context.hpp"
+
+namespace ringside::server {
+
+class Worker final : private ConnectionOwner {
+ public:
+  Worker(const ServerConfig& config, const Router& router, int listen_fd,
+         std::atomic<std::size_t>& open_connections);
+  ~Worker();
+  Worker(const Worker&) = delete;
+  Worker& operator=(const Worker&) = delete;
+
+  // Serves until stopped; returns when every connection is closed.
+  void run();
+  // Thread-safe. Drain: stop accepting, finish what is in flight, close idle connections, return
+  // within the drain timeout. Force: close everything now.
+  void request_stop(bool force);
+
+ private:
+  class Listener final : public core::IoHandler {
+   public:
+    explicit Listener(Worker& worker) : worker_(worker) {}
+    void on_io(core::IoEvents) override { worker_.accept_ready(); }
+
+   private:
+    Worker& worker_;
+  };
+
+  void accept_ready();
+  void pause_accepting(bool at_capacity);
+  void resume_accepting();
+  void begin_drain();
+  void close_all();
+  void expire_timers();
+  [[nodiscard]] core::Duration next_wait() const;
+  Connection& new_connection();
+  void release(Connection& connection) override;
+
+  WorkerContext ctx_;
+  Listener listener_{*this};
+  int listen_fd_;
+  bool accepting_ = true;
+  bool paused_at_capacity_ = false;
+  core::TimePoint resume_at_{};
+  core::TimePoint drain_deadline_{};
+  std::atomic<std::size_t>& open_connections_;
+  std::atomic<int> stop_request_{0};  // 0 run, 1 drain, 2 force
+  core::Waker waker_;
+  std::deque<Connection> connections_;
+  Connection* free_ = nullptr;
+};
+
+}  // namespace ringside::server

@@ -1,0 +1,70 @@
+// What a worker's connections share: the loop, buffers, timers and counters of one thread.
+// Nothing in here is touched by another thread.
+#pragma once
+
+#include <array>
+#include <cstddef>
+
+#include "core/block_pool.hpp"
+#include "core/event_loop.hpp"
+#include "core/timer_list.hpp"
+#include "http/date_cache.hpp"
+#include "http/request.hpp"
+#include "server/config.hpp"
+#include "server/router.hpp"
+
+namespace ringside::server {
+
+class Connection;
+
+// The worker takes a connection back when it closes.
+class ConnectionOwner {
+ public:
+  virtual void release(Connection& connection) = 0;
+
+ protected:
+  ~ConnectionOwner() = default;
+};
+
+enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger, kDrainGrace };
+
+struct WorkerContext {
+  static constexpr std::size_t kReadBytes = 16 * 1024;   // one recv; also the partial-input block
+  static constexpr std::size_t kBatchBytes = 64 * 1024;  // responses gathered for one send
+  static constexpr core::Duration kLingerTime = std::chrono::seconds(2);
+  static constexpr core::Duration kDrainGrace = std::chrono::milliseconds(250);
+
+  WorkerContext(const ServerConfig& cfg, const Router& rt)
+      : config(cfg),
+        router(rt),
+        header_timers(core::seconds_to_duration(cfg.header_timeout_s)),
+        idle_timers(core::seconds_to_duration(cfg.idle_timeout_s)) {}
+
+  core::TimerList& timers(TimerKind kind) {
+    switch (kind) {
+      case TimerKind::kHeader: return header_timers;
+      case TimerKind::kLinger: return linger_timers;
+      case TimerKind::kDrainGrace: return drain_grace_timers;
+      default: return idle_timers;
+    }
+  }
+
+  const ServerConfig& config;
+  const Router& router;
+  core::EventLoop loop;
+  core::BlockPool input_blocks{kReadBytes, 256};
+  core::BlockPool output_blocks{kBatchBytes, 64};
+  core::TimerList header_timers;
+  core::TimerList idle_timers;
+  core::TimerList linger_timers{kLingerTime};
+  core::TimerList drain_grace_timers{kDrainGrace};
+  http::DateCache date;
+  http::Request request;  // scratch for the parser: one request is parsed at a time per thread
+  std::array<char, kReadBytes> read_buffer;
+  std::array<char, kBatchBytes> batch_buffer;
+  ConnectionOwner* owner = nullptr;
+  bool draining = false;
+  std::size_t open_connections = 0;
+};
+
+}  // namespace ringside::server
