@@ -41,6 +41,20 @@ int listen_tcp(const ListenOptions& options) {
   }
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+  if (options.reuse_port && !options.join_group && options.port != 0) {
+    // SO_REUSEPORT would let us share the port with another running server (of the same user)
+    // without a word. An exclusive bind first makes a busy port an error, as users expect.
+    int probe = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    int rc = bind(probe, found->ai_addr, found->ai_addrlen);
+    int error = errno;
+    close(probe);
+    if (rc != 0) {
+      freeaddrinfo(found);
+      close(fd);
+      fail(error, "bind " + where + " (is another server on that port? pick another with --port)");
+    }
+  }
   if (options.reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
   if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
     int error = errno;

@@ -12,6 +12,7 @@ struct ListenOptions {
   std::uint16_t port = 0;  // 0: let the kernel pick a free port
   int backlog = 65535;     // the kernel caps it at net.core.somaxconn
   bool reuse_port = true;  // one listener per worker, the kernel spreads connections
+  bool join_group = false;  // a further listener of our own SO_REUSEPORT group on the same port
 };
 
 // Binds and listens (non-blocking, close-on-exec). Throws std::system_error naming the address.

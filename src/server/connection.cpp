@@ -54,6 +54,8 @@ void Connection::on_io(core::IoEvents events) {
   // Edge-triggered: remember readability even while output is stalled, or it is lost.
   if (events & (core::kReadable | core::kPeerClosed)) socket_may_have_input_ = true;
   if (output_len_ > 0 && !flush_pending_output()) return;
+  // A bare writable edge (every new connection gets one) changes nothing: leave the timers.
+  if (!socket_may_have_input_ && !input_unprocessed_) return;
   read_and_process();
 }
 

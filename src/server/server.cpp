@@ -16,7 +16,10 @@ Server::Server(ServerConfig config, Router router)
   try {
     for (unsigned i = 0; i < config_.threads; ++i) {
       listeners.push_back(core::listen_tcp(options));
-      if (i == 0) options.port = port_ = core::local_port(listeners[0]);
+      if (i == 0) {
+        options.port = port_ = core::local_port(listeners[0]);
+        options.join_group = true;
+      }
     }
     for (int fd : listeners) {
       workers_.push_back(std::make_unique<Worker>(config_, router_, fd, open_connections_));

@@ -1,0 +1,157 @@
+// Verifies that the server allocates nothing per request in steady state: keep-alive requests,
+// pipelined batches, requests split across writes, and connection churn, once warmed up.
+// Counts every operator new in the process (the client side below uses only stack buffers).
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <cstdlib>
+#include <cstring>
+#include <new>
+#include <string_view>
+
+#include "server/hello_routes.hpp"
+#include "server/server.hpp"
+
+namespace {
+std::atomic<std::size_t> g_allocations{0};
+}
+
+void* operator new(std::size_t size) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
+  throw std::bad_alloc();
+}
+void* operator new[](std::size_t size) { return operator new(size); }
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete[](void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+
+namespace {
+
+using namespace ringside;
+
+constexpr std::string_view kRequest = "GET / HTTP/1.1\r\nHost: test\r\n\r\n";
+constexpr std::string_view kBody = "Hello World!";
+
+int connect_to(std::uint16_t port) {
+  int fd = socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_port = htons(port);
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    close(fd);
+    return -1;
+  }
+  int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  timeval timeout{10, 0};
+  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
+  return fd;
+}
+
+bool send_all(int fd, const char* data, std::size_t size) {
+  while (size > 0) {
+    ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
+    if (n <= 0) return false;
+    data += n;
+    size -= static_cast<std::size_t>(n);
+  }
+  return true;
+}
+
+// Reads until `count` responses have arrived; responses end with the body, so count bodies.
+bool receive_responses(int fd, int count) {
+  char buffer[16384];
+  std::size_t kept = 0;
+  int seen = 0;
+  while (seen < count) {
+    ssize_t n = recv(fd, buffer + kept, sizeof buffer - kept, 0);
+    if (n <= 0) return false;
+    std::string_view view(buffer, kept + static_cast<std::size_t>(n));
+    std::size_t at = 0;
+    while ((at = view.find(kBody, at)) != std::string_view::npos) {
+      ++seen;
+      at += kBody.size();
+    }
+    // Keep a tail that may hold the start of a body cut by this read.
+    std::size_t tail = std::min(view.size(), kBody.size() - 1);
+    std::memmove(buffer, view.data() + view.size() - tail, tail);
+    kept = tail;
+  }
+  return true;
+}
+
+struct Traffic {
+  std::uint16_t port;
+
+  bool keep_alive(int fd, int requests) {
+    for (int i = 0; i < requests; ++i) {
+      if (!send_all(fd, kRequest.data(), kRequest.size()) || !receive_responses(fd, 1)) return false;
+    }
+    return true;
+  }
+  bool pipelined(int fd, int batches) {
+    char batch[16 * kRequest.size()];
+    for (int i = 0; i < 16; ++i) std::memcpy(batch + i * kRequest.size(), kRequest.data(), kRequest.size());
+    for (int i = 0; i < batches; ++i) {
+      if (!send_all(fd, batch, sizeof batch) || !receive_responses(fd, 16)) return false;
+    }
+    return true;
+  }
+  bool split(int fd, int requests) {
+    for (int i = 0; i < requests; ++i) {
+      if (!send_all(fd, kRequest.data(), 7) ||
+          !send_all(fd, kRequest.data() + 7, kRequest.size() - 7) || !receive_responses(fd, 1)) {
+        return false;
+      }
+    }
+    return true;
+  }
+  bool churn(int connections) {
+    for (int i = 0; i < connections; ++i) {
+      int fd = connect_to(port);
+      bool ok = fd >= 0 && keep_alive(fd, 1);
+      if (fd >= 0) close(fd);
+      if (!ok) return false;
+    }
+    return true;
+  }
+  bool all(int fd, int scale) {
+    return keep_alive(fd, 100 * scale) && pipelined(fd, 10 * scale) && split(fd, 20 * scale) &&
+           churn(5 * scale);
+  }
+};
+
+TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
+  server::ServerConfig config;
+  config.port = 0;
+  config.threads = 1;
+  server::Router router;
+  server::add_hello_routes(router);
+  server::Server server(config, std::move(router));
+  server.start();
+
+  Traffic traffic{server.port()};
+  int fd = connect_to(server.port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(traffic.all(fd, 4));  // warm-up: pools and connection slots reach their size
+
+  const std::size_t before = g_allocations.load();
+  const bool ok = traffic.all(fd, 20);
+  const std::size_t after = g_allocations.load();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(after - before, 0u) << "allocations during " << (100 + 160 + 20 + 5) * 20
+                                << " steady-state requests";
+  close(fd);
+  server.stop(false);
+  server.wait();
+}
+
+}  // namespace

@@ -1,0 +1,156 @@
+"""Helpers for integration tests: start `ringside serve` on a free port, talk raw HTTP to it.
+
+Every wait is bounded; nothing sleeps to synchronise. The binary comes from $RINGSIDE_BIN (set by
+ctest), so the same tests run against the release and the sanitizer builds.
+"""
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import time
+
+BIN = os.environ.get("RINGSIDE_BIN", "")
+START_TIMEOUT = 15.0
+LISTENING = re.compile(rb"listening on http://[^:]+:(\d+)")
+
+
+def wait_until(predicate, timeout, interval=0.02):
+    """Polls predicate until it is true or timeout seconds pass; returns its last value."""
+    deadline = time.monotonic() + timeout
+    while True:
+        value = predicate()
+        if value or time.monotonic() >= deadline:
+            return value
+        time.sleep(interval)
+
+
+class Server:
+    """`with Server('--header-timeout', '1') as s:` starts ringside serve and stops it after."""
+
+    def __init__(self, *args, threads=2, preexec_fn=None):
+        if not BIN:
+            raise RuntimeError("set RINGSIDE_BIN to the ringside binary (ctest does)")
+        self.args = [BIN, "serve", "--port", "0", "--threads", str(threads), *args]
+        self.preexec_fn = preexec_fn
+        self.process = None
+        self.port = None
+        self.stderr = b""
+
+    def __enter__(self):
+        self.process = subprocess.Popen(self.args, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                        preexec_fn=self.preexec_fn)
+        output = b""
+        deadline = time.monotonic() + START_TIMEOUT
+        while self.port is None:
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                self.kill()
+                raise AssertionError(f"server did not start in {START_TIMEOUT}s: {output!r}")
+            ready, _, _ = select.select([self.process.stdout], [], [], remaining)
+            if ready:
+                chunk = os.read(self.process.stdout.fileno(), 4096)
+                if not chunk:
+                    self.process.wait(timeout=5)
+                    raise AssertionError(
+                        f"server exited with {self.process.returncode}: {self.process.stderr.read()!r}")
+                output += chunk
+                match = LISTENING.search(output)
+                if match:
+                    self.port = int(match.group(1))
+        return self
+
+    def __exit__(self, *exc):
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(timeout=15)
+            except subprocess.TimeoutExpired:
+                self.kill()
+        self.stderr = self.process.stderr.read()
+        self.process.stdout.close()
+        self.process.stderr.close()
+        # A sanitizer report makes the process exit non-zero: surface it.
+        if self.process.returncode not in (0, -signal.SIGKILL):
+            raise AssertionError(
+                f"server exited with {self.process.returncode}: {self.stderr.decode(errors='replace')}")
+        return False
+
+    def kill(self):
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=5)
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def connect(self, timeout=5.0):
+        sock = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        return sock
+
+
+class Response:
+    def __init__(self, status, reason, headers, body, raw):
+        self.status, self.reason, self.headers, self.body, self.raw = status, reason, headers, body, raw
+
+    def header(self, name):
+        return self.headers.get(name.lower())
+
+
+class ResponseReader:
+    """Reads responses one at a time from a socket, keeping what follows for the next one."""
+
+    def __init__(self, sock):
+        self.sock = sock
+        self.buffer = b""
+
+    def _fill(self):
+        chunk = self.sock.recv(65536)
+        if not chunk:
+            raise ConnectionError("connection closed before a whole response arrived")
+        self.buffer += chunk
+
+    def next(self, head_request=False):
+        while b"\r\n\r\n" not in self.buffer:
+            self._fill()
+        head, _, self.buffer = self.buffer.partition(b"\r\n\r\n")
+        lines = head.split(b"\r\n")
+        version, status, reason = lines[0].split(b" ", 2)
+        assert version == b"HTTP/1.1", lines[0]
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(b":")
+            headers[name.decode().lower()] = value.strip().decode()
+        status = int(status)
+        length = 0 if head_request or status < 200 else int(headers.get("content-length", "0"))
+        while len(self.buffer) < length:
+            self._fill()
+        body, self.buffer = self.buffer[:length], self.buffer[length:]
+        return Response(status, reason.decode(), headers, body, head + b"\r\n\r\n" + body)
+
+    def closed_within(self, timeout):
+        """True when the peer closes (EOF or reset) within timeout, with no further bytes."""
+        self.sock.settimeout(timeout)
+        try:
+            while True:
+                chunk = self.sock.recv(65536)
+                if not chunk:
+                    return True
+                self.buffer += chunk
+        except ConnectionResetError:
+            return True
+        except socket.timeout:
+            return False
+
+
+def get(path="/", host="localhost", extra=""):
+    return f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n".encode()
+
+
+def run_tool(args, timeout=60, **kwargs):
+    """Runs a client tool (curl, ab, wrk) with a bound; returns (returncode, stdout text)."""
+    result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
+                            **kwargs)
+    return result.returncode, result.stdout.decode(errors="replace")
