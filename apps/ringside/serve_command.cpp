@@ -17,7 +17,13 @@ namespace {
 
 void parse_serve_flags(CLI::App& app, server::ServerConfig& config) {
   app.description("Run the ringside HTTP/1.1 server.");
-  app.add_option("--host", config.host, "Address to listen on")->capture_default_str();
+  app.add_option("--host", config.host, "IP address to listen on (0.0.0.0, ::1, ...)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& host) {
+            return core::is_ip_literal(host) ? std::string() : "not an IP address: " + host;
+          },
+          "IP", "IP address"));
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
       ->check(CLI::Range(0, 65535));
@@ -93,8 +99,9 @@ int run_serve(int argc, char** argv) {
   try {
     server::Server server(config, std::move(router));
     server.start();
-    std::printf("ringside serve: listening on http://%s:%u (%u threads, max %zu connections)\n",
-                config.host.c_str(), server.port(), config.threads, config.max_connections);
+    std::printf("ringside serve: listening on http://%s (%u threads, max %zu connections)\n",
+                core::host_port(config.host, server.port()).c_str(), config.threads,
+                config.max_connections);
     std::fflush(stdout);
     wait_for_signals(server, signals);
     server.wait();

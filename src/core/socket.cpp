@@ -1,7 +1,6 @@
 #include "core/socket.hpp"
 
 #include <arpa/inet.h>
-#include <netdb.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/resource.h>
@@ -19,50 +18,78 @@ namespace {
   throw std::system_error(error, std::generic_category(), what);
 }
 
+// Parses an IPv4 or IPv6 literal ("localhost" means 127.0.0.1). Name resolution is left out on
+// purpose: the binary is static, and a server should bind the address it is told, not a lookup.
+bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage& out,
+                   socklen_t& length) {
+  const std::string literal = host == "localhost" ? "127.0.0.1" : host;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&out);
+  if (inet_pton(AF_INET, literal.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(port);
+    length = sizeof(sockaddr_in);
+    return true;
+  }
+  std::string v6_literal = literal;
+  if (v6_literal.size() > 2 && v6_literal.front() == '[' && v6_literal.back() == ']') {
+    v6_literal = v6_literal.substr(1, v6_literal.size() - 2);
+  }
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&out);
+  if (inet_pton(AF_INET6, v6_literal.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(port);
+    length = sizeof(sockaddr_in6);
+    return true;
+  }
+  return false;
+}
+
 }  // namespace
 
+bool is_ip_literal(const std::string& host) {
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  return parse_address(host, 0, address, length);
+}
+
+std::string host_port(const std::string& host, std::uint16_t port) {
+  bool v6 = host.find(':') != std::string::npos && host.front() != '[';
+  return (v6 ? "[" + host + "]" : host) + ":" + std::to_string(port);
+}
+
 int listen_tcp(const ListenOptions& options) {
-  addrinfo hints{};
-  hints.ai_family = AF_UNSPEC;
-  hints.ai_socktype = SOCK_STREAM;
-  hints.ai_flags = AI_PASSIVE | AI_NUMERICSERV;
-  addrinfo* found = nullptr;
-  const std::string port = std::to_string(options.port);
-  const std::string where = options.host + ":" + port;
-  if (int rc = getaddrinfo(options.host.c_str(), port.c_str(), &hints, &found); rc != 0) {
+  sockaddr_storage address{};
+  socklen_t address_length = 0;
+  const std::string where = host_port(options.host, options.port);
+  if (!parse_address(options.host, options.port, address, address_length)) {
     throw std::system_error(EINVAL, std::generic_category(),
-                            "cannot resolve --host " + options.host + ": " + gai_strerror(rc));
+                            "--host " + options.host +
+                                " is not an IP address (use e.g. 127.0.0.1, 0.0.0.0 or ::1)");
   }
-  int fd = socket(found->ai_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd < 0) {
-    int error = errno;
-    freeaddrinfo(found);
-    fail(error, "socket for " + where);
-  }
+  const auto* bind_address = reinterpret_cast<const sockaddr*>(&address);
+  int fd = socket(address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd < 0) fail(errno, "socket for " + where);
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
   if (options.reuse_port && !options.join_group && options.port != 0) {
     // SO_REUSEPORT would let us share the port with another running server (of the same user)
     // without a word. An exclusive bind first makes a busy port an error, as users expect.
-    int probe = socket(found->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    int probe = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
     setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-    int rc = bind(probe, found->ai_addr, found->ai_addrlen);
+    int rc = bind(probe, bind_address, address_length);
     int error = errno;
     close(probe);
     if (rc != 0) {
-      freeaddrinfo(found);
       close(fd);
       fail(error, "bind " + where + " (is another server on that port? pick another with --port)");
     }
   }
   if (options.reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);
-  if (bind(fd, found->ai_addr, found->ai_addrlen) != 0) {
+  if (bind(fd, bind_address, address_length) != 0) {
     int error = errno;
-    freeaddrinfo(found);
     close(fd);
     fail(error, "bind " + where + " (is another server on that port? pick another with --port)");
   }
-  freeaddrinfo(found);
   if (listen(fd, options.backlog) != 0) {
     int error = errno;
     close(fd);

@@ -15,6 +15,12 @@ struct ListenOptions {
   bool join_group = false;  // a further listener of our own SO_REUSEPORT group on the same port
 };
 
+// True for an IPv4 or IPv6 literal (or "localhost"): what --host accepts.
+bool is_ip_literal(const std::string& host);
+
+// "127.0.0.1:80" or "[::1]:80", for URLs and messages.
+std::string host_port(const std::string& host, std::uint16_t port);
+
 // Binds and listens (non-blocking, close-on-exec). Throws std::system_error naming the address.
 int listen_tcp(const ListenOptions& options);
 

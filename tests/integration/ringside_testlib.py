@@ -13,7 +13,7 @@ import time
 
 BIN = os.environ.get("RINGSIDE_BIN", "")
 START_TIMEOUT = 15.0
-LISTENING = re.compile(rb"listening on http://[^:]+:(\d+)")
+LISTENING = re.compile(rb"listening on http://\S+:(\d+) ")
 
 
 def wait_until(predicate, timeout, interval=0.02):
