@@ -5,5 +5,6 @@
 namespace ringside::apps {
 
 int run_serve(int argc, char** argv);
+int run_load(int argc, char** argv);
 
 }  // namespace ringside::apps

@@ -12,6 +12,7 @@ constexpr const char* kUsage =
     "\n"
     "commands:\n"
     "  serve     run the HTTP/1.1 server (ringside serve --help)\n"
+    "  load      load-test an HTTP server (ringside load --help)\n"
     "\n"
     "ringside 0.1.0\n";
 
@@ -32,6 +33,7 @@ int main(int argc, char** argv) {
     return 0;
   }
   if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);
+  if (command == "load") return ringside::apps::run_load(argc - 1, argv + 1);
   std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);
   return 2;
 }

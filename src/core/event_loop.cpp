@@ -4,6 +4,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <ctime>
 #include <system_error>
 
 namespace ringside::core {
@@ -60,11 +61,12 @@ bool EventLoop::modify(int fd, IoEvents events, IoHandler* handler) {
 void EventLoop::unwatch(int fd) { epoll_ctl(epoll_fd_, EPOLL_CTL_DEL, fd, nullptr); }
 
 int EventLoop::run_once(Duration max_wait) {
-  using std::chrono::milliseconds;
-  // Round up so a deadline 0.4 ms away does not turn into a busy loop of zero-timeout waits.
-  auto wait_ms = std::chrono::ceil<milliseconds>(max_wait).count();
-  if (wait_ms < 0) wait_ms = 0;
-  int n = epoll_wait(epoll_fd_, events_->data(), kMaxEventsPerTurn, static_cast<int>(wait_ms));
+  // epoll_pwait2 takes a timespec: a deadline 300 us away is waited for 300 us, not rounded to a
+  // whole millisecond (which would delay every scheduled send of a constant-rate load by up to 1 ms).
+  if (max_wait < Duration::zero()) max_wait = Duration::zero();
+  const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_wait).count();
+  timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
+  int n = epoll_pwait2(epoll_fd_, events_->data(), kMaxEventsPerTurn, &timeout, nullptr);
   now_ = Clock::now();
   for (int i = 0; i < n; ++i) {
     auto& ev = (*events_)[i];

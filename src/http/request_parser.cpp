@@ -1,5 +1,6 @@
 #include "http/request_parser.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cstring>
 
@@ -145,7 +146,13 @@ RequestError parse_header_line(std::string_view line, Header& header) {
   std::size_t colon = 0;
   while (colon < line.size() && is_token(line[colon])) ++colon;
   if (colon == line.size()) return kMalformedHeader;
-  if (line[colon] != ':') return is_whitespace(line[colon]) ? kSpaceBeforeColon : kMalformedHeader;
+  if (line[colon] != ':') {
+    // Name the error precisely: "Host : a" is whitespace before the colon, "Host a" has none.
+    std::size_t after = colon;
+    while (after < line.size() && is_whitespace(line[after])) ++after;
+    bool colon_follows = after > colon && after < line.size() && line[after] == ':';
+    return colon_follows ? kSpaceBeforeColon : kMalformedHeader;
+  }
   if (colon == 0) return kMalformedHeader;
   auto value = line.substr(colon + 1);
   for (char c : value) {
@@ -220,7 +227,8 @@ RequestError interpret_headers(Request& r) {
   }
   if (r.version_minor == 1 && !saw_host) return kMissingHost;
   r.keep_alive = r.version_minor == 1 ? !close : (keep_alive && !close);
-  if (r.framing == BodyFraming::kNone) r.expect_continue = false;
+  // RFC 9110 section 10.1.1: a server MUST ignore 100-continue in an HTTP/1.0 request.
+  if (r.framing == BodyFraming::kNone || r.version_minor == 0) r.expect_continue = false;
   return kNone;
 }
 
@@ -244,7 +252,12 @@ std::string_view Request::header(std::string_view name) const {
 }
 
 ParseResult parse_request(std::span<const char> input, Request& r, const ParserLimits& limits) {
-  std::string_view in(input.data(), input.size());
+  // Look no further than the limit: a head that does not end within it is too large whatever
+  // follows, so the answer cannot depend on how much of the rest has arrived (a bare LF after
+  // the limit would otherwise turn 431 into 400 depending on the read size).
+  const std::size_t limit = limits.max_head_bytes;
+  std::string_view in(input.data(), std::min(input.size(), limit));
+  const std::size_t max_headers = std::min(limits.max_headers, r.headers.size());
   r.header_count = 0;
   r.framing = BodyFraming::kNone;
   r.content_length = 0;
@@ -254,7 +267,6 @@ ParseResult parse_request(std::span<const char> input, Request& r, const ParserL
   std::size_t pos = 0;
   while (in.size() - pos >= 2 && in[pos] == '\r' && in[pos + 1] == '\n' && pos < 4) pos += 2;
 
-  const std::size_t limit = limits.max_head_bytes;
   RequestError error = kNone;
   std::size_t line_end = find_line_end(in, pos, error);
   if (error != kNone) return error_result(error);
@@ -275,7 +287,7 @@ ParseResult parse_request(std::span<const char> input, Request& r, const ParserL
     }
     if (line_end + 2 > limit) return error_result(kHeadTooLarge);
     if (line_end == pos) break;  // the empty line ends the head
-    if (r.header_count == limits.max_headers) return error_result(kTooManyHeaders);
+    if (r.header_count == max_headers) return error_result(kTooManyHeaders);
     if (auto e = parse_header_line(in.substr(pos, line_end - pos), r.headers[r.header_count]);
         e != kNone) {
       return error_result(e);

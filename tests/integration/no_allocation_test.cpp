@@ -118,7 +118,14 @@ struct Traffic {
     for (int i = 0; i < connections; ++i) {
       int fd = connect_to(port);
       bool ok = fd >= 0 && keep_alive(fd, 1);
-      if (fd >= 0) close(fd);
+      if (fd >= 0) {
+        // Half-close and wait for the server's FIN: it closes (and frees the connection's slot)
+        // before that FIN leaves, so the next connection reuses the slot instead of adding one.
+        shutdown(fd, SHUT_WR);
+        char byte;
+        ok = ok && recv(fd, &byte, 1, 0) == 0;
+        close(fd);
+      }
       if (!ok) return false;
     }
     return true;

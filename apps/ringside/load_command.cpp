@@ -1,0 +1,214 @@
+// `ringside load`: flags, live progress, Ctrl-C and the reports around load::LoadRun.
+#include <signal.h>
+#include <unistd.h>
+
+#include <CLI/CLI.hpp>
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+
+#include "commands.hpp"
+#include "core/socket.hpp"
+#include "duration_flag.hpp"
+#include "load/hdr_log.hpp"
+#include "load/load_run.hpp"
+#include "load/report.hpp"
+
+namespace ringside::apps {
+namespace {
+
+struct LoadFlags {
+  load::LoadConfig config;
+  load::RequestSpec spec;
+  std::vector<std::string> urls;
+  std::string urls_file;
+  std::string duration;
+  std::string timeout = "10s";
+  std::string warmup = "0s";
+  std::string body_file;
+  std::string hlog;
+  bool no_keepalive = false;
+  bool json = false;
+};
+
+CLI::Validator duration_validator() {
+  return CLI::Validator(
+      [](std::string& text) {
+        return parse_duration_seconds(text) ? std::string()
+                                            : "not a duration (e.g. 30s, 500ms, 2m): " + text;
+      },
+      "DURATION", "duration");
+}
+
+void define_flags(CLI::App& app, LoadFlags& f) {
+  app.description(
+      "Load-test an HTTP/1.1 server: fixed count (-n), duration (-d) or constant rate (-R, latency "
+      "corrected for coordinated omission). Prints a report, or one JSON document with --json.");
+  app.add_option("url", f.urls, "http://HOST[:PORT]/path (HOST: an IP address or localhost)");
+  app.add_option("--urls-file", f.urls_file, "File with one URL per line, used round-robin")
+      ->check(CLI::ExistingFile);
+  app.add_option("-n,--requests", f.config.requests, "Stop after this many requests");
+  app.add_option("-d,--duration", f.duration, "Stop after this long (default 10s without -n)")
+      ->check(duration_validator());
+  app.add_option("-R,--rate", f.config.rate, "Constant rate in requests/s over all connections")
+      ->check(CLI::PositiveNumber);
+  app.add_option("-c,--connections", f.config.connections, "Concurrent connections")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1'000'000u));
+  app.add_option("-t,--threads", f.config.threads, "Threads, one event loop each")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, 1024u));
+  app.add_flag("--no-keepalive", f.no_keepalive, "A new connection per request (like ab without -k)");
+  app.add_option("--pipeline", f.config.pipeline, "Requests in flight per connection")
+      ->capture_default_str()
+      ->check(CLI::Range(1u, load::kMaxPipeline));
+  app.add_option("-m,--method", f.spec.method, "Request method")->capture_default_str();
+  app.add_option("-H,--header", f.spec.headers, "Request header 'Name: value' (repeatable)")
+      ->check(CLI::Validator(
+          [](std::string& h) {
+            return h.find(':') == std::string::npos ? "expected 'Name: value', got: " + h
+                                                    : std::string();
+          },
+          "HEADER", "header"));
+  auto* body = app.add_option("-b,--body", f.spec.body, "Request body");
+  app.add_option("--body-file", f.body_file, "Request body from a file")
+      ->check(CLI::ExistingFile)
+      ->excludes(body);
+  app.add_option("--timeout", f.timeout, "Per request and per connect")
+      ->capture_default_str()
+      ->check(duration_validator());
+  app.add_option("--warmup", f.warmup, "Load before measuring, excluded from every number")
+      ->capture_default_str()
+      ->check(duration_validator());
+  app.add_flag("--json", f.json, "Print one JSON document (schema: docs/load-json.md)");
+  app.add_option("--hlog", f.hlog, "Also write the latency histogram as an HdrHistogram log");
+}
+
+// Turns flags into a config; returns one line naming the flag at fault, or "".
+std::string build_config(LoadFlags& f) {
+  load::LoadConfig& c = f.config;
+  if (!f.duration.empty()) c.duration_s = *parse_duration_seconds(f.duration);
+  if (!f.duration.empty() && c.duration_s <= 0) return "-d/--duration must be above 0";
+  c.timeout_s = *parse_duration_seconds(f.timeout);
+  if (c.timeout_s <= 0) return "--timeout must be above 0";
+  c.warmup_s = *parse_duration_seconds(f.warmup);
+  c.keep_alive = !f.no_keepalive;
+  f.spec.keep_alive = c.keep_alive;
+  if (!f.body_file.empty()) {
+    std::ifstream in(f.body_file, std::ios::binary);
+    std::ostringstream body;
+    body << in.rdbuf();
+    f.spec.body = body.str();
+  }
+  if (!f.urls_file.empty()) {
+    std::ifstream in(f.urls_file);
+    for (std::string line; std::getline(in, line);) {
+      while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
+      if (!line.empty() && line.front() != '#') f.urls.push_back(line);
+    }
+    if (f.urls.empty()) return "--urls-file " + f.urls_file + " holds no URL";
+  }
+  if (f.urls.empty()) return "url: give a URL to load, e.g. http://127.0.0.1:8080/";
+  for (const std::string& text : f.urls) {
+    load::Url url;
+    std::string error;
+    if (!load::parse_url(text, url, error)) return "url: " + error;
+    c.targets.push_back(load::make_target(url, f.spec));
+  }
+  if (std::string error = load::validate(c); !error.empty()) return error;
+  std::uint64_t files = core::raise_open_file_limit();
+  if (files != 0 && c.connections + 64 > files) {
+    return "-c/--connections " + std::to_string(c.connections) + " needs more open files than the limit " +
+           std::to_string(files) + ": raise it with 'ulimit -n'";
+  }
+  return "";
+}
+
+void show_progress(const load::LoadConfig& c, const load::LoadProgress& p, double rate) {
+  if (p.elapsed_s < 0) {
+    std::fprintf(stderr, "\r  warming up: %.1fs left          ", -p.elapsed_s);
+  } else if (c.requests > 0) {
+    std::fprintf(stderr, "\r  %llu/%llu requests  %.0f req/s  %llu errors   ",
+                 static_cast<unsigned long long>(p.completed + p.errored),
+                 static_cast<unsigned long long>(c.requests), rate,
+                 static_cast<unsigned long long>(p.errored));
+  } else {
+    std::fprintf(stderr, "\r  %.1fs/%.0fs  %llu requests  %.0f req/s  %llu errors   ", p.elapsed_s,
+                 c.effective_duration_s(), static_cast<unsigned long long>(p.completed), rate,
+                 static_cast<unsigned long long>(p.errored));
+  }
+  std::fflush(stderr);
+}
+
+bool write_hlog(const std::string& path, const load::LoadResult& result) {
+  std::FILE* file = std::fopen(path.c_str(), "w");
+  if (file == nullptr) return false;
+  load::HdrLogWriter log(file);
+  log.write_comment("ringside load latency, microseconds, corrected when -R is given");
+  log.write_header(result.start_epoch_s);
+  log.write_interval(0, result.elapsed_s, result.stats.latency);
+  bool ok = log.ok();
+  return std::fclose(file) == 0 && ok;
+}
+
+}  // namespace
+
+int run_load(int argc, char** argv) {
+  LoadFlags flags;
+  CLI::App app("ringside load", "ringside load");
+  define_flags(app, flags);
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp& help) {
+    return app.exit(help);
+  } catch (const CLI::ParseError& error) {
+    std::fprintf(stderr, "ringside load: %s (see ringside load --help)\n", error.what());
+    return 2;
+  }
+  if (std::string error = build_config(flags); !error.empty()) {
+    std::fprintf(stderr, "ringside load: %s\n", error.c_str());
+    return 2;
+  }
+
+  sigset_t signals;
+  sigemptyset(&signals);
+  sigaddset(&signals, SIGINT);
+  sigaddset(&signals, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
+  signal(SIGPIPE, SIG_IGN);
+
+  load::LoadRun run(flags.config);
+  run.start();
+  const bool progress = !flags.json && isatty(STDERR_FILENO);
+  std::uint64_t last_done = 0;
+  double last_elapsed = 0;
+  bool interrupted = false;
+  while (!run.wait_for(std::chrono::milliseconds(250))) {
+    timespec none{0, 0};
+    if (!interrupted && sigtimedwait(&signals, nullptr, &none) > 0) {
+      interrupted = true;
+      run.stop();
+    }
+    if (progress) {
+      load::LoadProgress p = run.progress();
+      double rate = p.elapsed_s > last_elapsed ? (p.completed - last_done) / (p.elapsed_s - last_elapsed) : 0;
+      show_progress(flags.config, p, rate);
+      last_done = p.completed;
+      last_elapsed = p.elapsed_s;
+    }
+  }
+  if (progress) std::fputs("\r\033[K", stderr);
+  load::LoadResult result = run.finish();
+  if (flags.json) {
+    std::puts(load::to_json(result).dump(2).c_str());
+  } else {
+    std::fputs(load::format_text(result).c_str(), stdout);
+  }
+  if (!flags.hlog.empty() && !write_hlog(flags.hlog, result)) {
+    std::fprintf(stderr, "ringside load: cannot write --hlog %s: %s\n", flags.hlog.c_str(), std::strerror(errno));
+    return 1;
+  }
+  return 0;
+}
+
+}  // namespace ringside::apps

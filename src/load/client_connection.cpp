@@ -1,0 +1,378 @@
+#include "load/client_connection.hpp"
+
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
+
+#include "load/load_worker.hpp"
+
+namespace ringside::load {
+namespace {
+
+bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
+
+ErrorClass connect_error_class(int error) {
+  if (error == ECONNREFUSED) return ErrorClass::kConnectRefused;
+  if (error == ETIMEDOUT) return ErrorClass::kConnectTimeout;
+  return ErrorClass::kConnectError;
+}
+
+ErrorClass io_error_class(int error, ErrorClass otherwise) {
+  return (error == ECONNRESET || error == EPIPE) ? ErrorClass::kReset : otherwise;
+}
+
+bool is_connect_class(ErrorClass error) {
+  return error == ErrorClass::kConnectRefused || error == ErrorClass::kConnectTimeout ||
+         error == ErrorClass::kConnectError;
+}
+
+}  // namespace
+
+void ClientConnection::init(LoadWorker& worker, unsigned index_in_worker, core::TimePoint first_send) {
+  worker_ = &worker;
+  next_send_ = first_send;
+  next_target_ = index_in_worker;
+}
+
+void ClientConnection::start() { connect_now(worker_->loop.now()); }
+
+void ClientConnection::connect_now(core::TimePoint now) {
+  const Url& url = worker_->config.targets.front().url;
+  connect_started_ = now;
+  // Claim the first request before connecting, so that a refused connect fails a request and a
+  // -n run ends even when the server is down.
+  fill_pipeline(now);
+  fd_ = ::socket(url.address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+  if (fd_ < 0) {
+    fail(ErrorClass::kConnectError, now);
+    return;
+  }
+  int one = 1;
+  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  state_ = State::kConnecting;
+  if (!worker_->loop.watch(fd_, core::kReadable | core::kWritable | core::kEdgeTriggered, this)) {
+    fail(ErrorClass::kConnectError, now);
+    return;
+  }
+  int rc = ::connect(fd_, reinterpret_cast<const sockaddr*>(&url.address), url.address_length);
+  if (rc == 0) {
+    on_connected(now);
+  } else if (errno == EINPROGRESS) {
+    arm_timeout(now);
+  } else {
+    fail(connect_error_class(errno), now);
+  }
+}
+
+void ClientConnection::on_connected(core::TimePoint now) {
+  state_ = State::kOpen;
+  Stats& stats = worker_->stats();
+  if (worker_->measuring(connect_started_)) {
+    stats.connect.record(worker_->micros(now - connect_started_));
+    ++stats.connections_opened;
+  }
+  if (count_ == 0) {
+    disarm();
+    timer_use_ = TimerUse::kNone;
+  } else {
+    arm_timeout(now);
+  }
+  fill_pipeline(now);
+}
+
+void ClientConnection::fill_pipeline(core::TimePoint now) {
+  if (close_after_response_) return;
+  const LoadConfig& config = worker_->config;
+  const unsigned depth = state_ == State::kOpen ? config.pipeline : 1;
+  const bool was_idle = count_ == 0;
+  while (count_ < depth) {
+    LoadWorker::Claim claim = worker_->claim(*this, now);
+    if (!claim.granted) break;
+    Pending& p = pending_[(head_ + count_) % kMaxPipeline];
+    p = {claim.intended, now, static_cast<std::uint32_t>(next_target_++ % config.targets.size()),
+         claim.measured, false};
+    ++count_;
+    ++unwritten_;
+    worker_->in_flight_changed(1);
+    if (config.rate > 0) next_send_ += worker_->send_interval;
+  }
+  if (state_ != State::kOpen) return;
+  if (was_idle && count_ > 0) arm_timeout(now);
+  if (unwritten_ > 0) write_unsent(now);
+}
+
+bool ClientConnection::write_unsent(core::TimePoint now) {
+  const auto& targets = worker_->config.targets;
+  iovec iov[kMaxPipeline];
+  const unsigned first = (head_ + count_ - unwritten_) % kMaxPipeline;
+  for (unsigned i = 0; i < unwritten_; ++i) {
+    const std::string& request = targets[pending_[(first + i) % kMaxPipeline].target].request;
+    std::size_t offset = i == 0 ? write_offset_ : 0;
+    iov[i] = {const_cast<char*>(request.data()) + offset, request.size() - offset};
+  }
+  ssize_t n;
+  do {
+    n = ::writev(fd_, iov, static_cast<int>(unwritten_));
+  } while (n < 0 && errno == EINTR);
+  if (n < 0) {
+    if (would_block(errno)) return true;  // the writable edge resumes it
+    fail(io_error_class(errno, ErrorClass::kWrite), now);
+    return false;
+  }
+  if (worker_->measuring(now)) worker_->stats().bytes_written += static_cast<std::uint64_t>(n);
+  auto left = static_cast<std::size_t>(n);
+  unsigned index = first;
+  while (left > 0 && unwritten_ > 0) {
+    Pending& p = pending_[index];
+    if (write_offset_ == 0) p.written = now;  // its first byte left now
+    std::size_t rest = targets[p.target].request.size() - write_offset_;
+    if (left >= rest) {
+      left -= rest;
+      write_offset_ = 0;
+      --unwritten_;
+      index = (index + 1) % kMaxPipeline;
+    } else {
+      write_offset_ += left;
+      left = 0;
+    }
+  }
+  return true;
+}
+
+void ClientConnection::on_io(core::IoEvents events) {
+  if (fd_ < 0) return;
+  // Measurement wants the time of this event, not of the loop turn: read the clock here.
+  const core::TimePoint now = core::Clock::now();
+  if (state_ == State::kConnecting) {
+    int error = 0;
+    socklen_t length = sizeof error;
+    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
+    if (error != 0) {
+      fail(connect_error_class(error), now);
+      return;
+    }
+    sockaddr_storage peer{};
+    socklen_t peer_length = sizeof peer;
+    if (getpeername(fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0) return;  // not yet
+    on_connected(now);
+    if (fd_ < 0 || state_ != State::kOpen) return;
+  }
+  if (events & core::kError) {
+    int error = 0;
+    socklen_t length = sizeof error;
+    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
+    fail(io_error_class(error, ErrorClass::kRead), now);
+    return;
+  }
+  if (unwritten_ > 0 && (events & core::kWritable) && !write_unsent(now)) return;
+  if (events & (core::kReadable | core::kPeerClosed)) read_responses(now);
+}
+
+void ClientConnection::read_responses(core::TimePoint now) {
+  const int fd = fd_;
+  while (fd_ == fd && state_ == State::kOpen) {
+    char* destination = partial_len_ > 0 ? partial_ + partial_len_ : worker_->read_buffer.data();
+    std::size_t capacity = partial_len_ > 0 ? http::kMaxResponseHeadBytes - partial_len_
+                                            : worker_->read_buffer.size();
+    ssize_t n = ::recv(fd_, destination, capacity, 0);
+    if (n < 0) {
+      if (errno == EINTR) continue;
+      if (!would_block(errno)) fail(io_error_class(errno, ErrorClass::kRead), now);
+      return;
+    }
+    if (n == 0) {
+      // The server closed. A body that runs until close ends here; anything else is cut short.
+      if (in_body_) {
+        auto result = body_.finish_at_close();
+        if (result.done && result.error == http::ResponseError::kNone) finish_response(now);
+        if (fd_ != fd) return;
+      }
+      if (count_ > 0) {
+        fail(ErrorClass::kClosed, now);
+      } else {
+        close_socket();
+        reconnect(now, false);
+      }
+      return;
+    }
+    if (worker_->measuring(now)) worker_->stats().bytes_read += static_cast<std::uint64_t>(n);
+    std::span<const char> input(partial_len_ > 0 ? partial_ : destination, partial_len_ + n);
+    std::size_t used = process(input, now);
+    if (fd_ != fd || state_ != State::kOpen) return;
+    keep_partial(input.subspan(used));
+    if (static_cast<std::size_t>(n) < capacity) return;  // drained: the next edge brings more
+  }
+}
+
+std::size_t ClientConnection::process(std::span<const char> input, core::TimePoint now) {
+  const int fd = fd_;
+  std::size_t pos = 0;
+  while (pos < input.size() && fd_ == fd) {
+    if (!in_body_) {
+      if (count_ == 0) {  // bytes nobody asked for
+        fail(ErrorClass::kMalformed, now);
+        return pos;
+      }
+      Pending& p = front();
+      if (!p.answered_first_byte) {
+        p.answered_first_byte = true;
+        if (p.measured) worker_->stats().waiting.record(worker_->micros(now - p.written));
+      }
+      http::ResponseParseOptions options;
+      options.request_was_head = worker_->config.targets[p.target].is_head;
+      http::Response& response = worker_->response;
+      auto head = http::parse_response_head(input.subspan(pos), response, options);
+      if (head.status == http::ParseStatus::kPartial) return pos;
+      if (head.status == http::ParseStatus::kError) {
+        fail(ErrorClass::kMalformed, now);
+        return pos;
+      }
+      pos += head.consumed;
+      if (response.is_interim()) continue;
+      status_ = response.status;
+      close_after_response_ = !response.keep_alive || !worker_->config.keep_alive;
+      body_.start(response);
+      in_body_ = true;
+      if (body_.done()) {
+        finish_response(now);
+        continue;
+      }
+    }
+    auto result = body_.feed(input.subspan(pos));
+    pos += result.consumed;
+    if (result.error != http::ResponseError::kNone) {
+      fail(ErrorClass::kMalformed, now);
+      return pos;
+    }
+    if (result.done) finish_response(now);
+  }
+  return pos;
+}
+
+void ClientConnection::finish_response(core::TimePoint now) {
+  in_body_ = false;
+  const Pending p = front();
+  head_ = (head_ + 1) % kMaxPipeline;
+  --count_;
+  worker_->in_flight_changed(-1);
+  if (p.measured) {
+    Stats& stats = worker_->stats();
+    stats.latency.record(worker_->micros(now - p.intended));
+    stats.latency_uncorrected.record(worker_->micros(now - p.written));
+    ++stats.status[status_ < stats.status.size() ? status_ : 0];
+    stats.count_completion(worker_->second_of(now));
+  }
+  if (close_after_response_) {
+    if (count_ > 0) {
+      fail(ErrorClass::kClosed, now);  // the server will not answer what was pipelined after
+    } else {
+      close_socket();
+      reconnect(now, false);
+    }
+    return;
+  }
+  if (count_ > 0) {
+    arm_timeout(now);  // progress: the oldest outstanding request gets a fresh --timeout
+  } else {
+    disarm();
+    timer_use_ = TimerUse::kNone;
+  }
+  fill_pipeline(now);
+}
+
+void ClientConnection::fail(ErrorClass error, core::TimePoint now) {
+  unsigned measured = 0;
+  for (unsigned i = 0; i < count_; ++i) measured += pending_[(head_ + i) % kMaxPipeline].measured;
+  Stats& stats = worker_->stats();
+  if (measured > 0) {
+    stats.count_error(error, measured);
+  } else if (is_connect_class(error) && worker_->measuring(now)) {
+    ++stats.connect_failures;
+  }
+  worker_->in_flight_changed(-static_cast<int>(count_));
+  count_ = unwritten_ = head_ = 0;
+  write_offset_ = 0;
+  close_socket();
+  reconnect(now, is_connect_class(error));
+}
+
+void ClientConnection::close_socket() {
+  if (fd_ >= 0) ::close(fd_);  // closing also removes it from epoll
+  fd_ = -1;
+  state_ = State::kClosed;
+  in_body_ = false;
+  close_after_response_ = false;
+  worker_->partial_blocks.release(partial_);
+  partial_ = nullptr;
+  partial_len_ = 0;
+  disarm();
+  timer_use_ = TimerUse::kNone;
+}
+
+void ClientConnection::reconnect(core::TimePoint now, bool back_off) {
+  if (!worker_->may_start_more(now)) return;
+  if (back_off) {
+    // A refused or failed connect is retried after a short pause, not in a busy loop.
+    state_ = State::kBackoff;
+    timer_use_ = TimerUse::kBackoff;
+    worker_->backoffs.arm(*this, now);
+    return;
+  }
+  connect_now(now);
+}
+
+void ClientConnection::on_timer() {
+  const TimerUse use = timer_use_;
+  timer_use_ = TimerUse::kNone;
+  const core::TimePoint now = worker_->loop.now();
+  if (use == TimerUse::kBackoff) {
+    state_ = State::kClosed;
+    connect_now(now);
+  } else if (state_ == State::kConnecting) {
+    fail(ErrorClass::kConnectTimeout, now);
+  } else if (state_ == State::kOpen) {
+    fail(ErrorClass::kTimeout, now);
+  }
+}
+
+void ClientConnection::on_due() {
+  const core::TimePoint now = worker_->loop.now();
+  if (state_ == State::kOpen) {
+    fill_pipeline(now);
+  } else if (state_ == State::kClosed) {
+    connect_now(now);
+  }
+}
+
+void ClientConnection::abandon() {
+  for (unsigned i = 0; i < count_; ++i) {
+    worker_->stats().in_flight += pending_[(head_ + i) % kMaxPipeline].measured;
+  }
+  worker_->in_flight_changed(-static_cast<int>(count_));
+  count_ = unwritten_ = head_ = 0;
+  close_socket();
+}
+
+void ClientConnection::arm_timeout(core::TimePoint now) {
+  timer_use_ = TimerUse::kTimeout;
+  worker_->timeouts.arm(*this, now);
+}
+
+void ClientConnection::keep_partial(std::span<const char> rest) {
+  if (rest.empty()) {
+    worker_->partial_blocks.release(partial_);
+    partial_ = nullptr;
+    partial_len_ = 0;
+    return;
+  }
+  if (partial_ == nullptr) partial_ = worker_->partial_blocks.acquire();
+  if (rest.data() != partial_) std::memmove(partial_, rest.data(), rest.size());
+  partial_len_ = static_cast<std::uint32_t>(rest.size());
+}
+
+}  // namespace ringside::load

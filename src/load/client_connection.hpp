@@ -1,0 +1,86 @@
+// One client connection of the load generator: connect, write requests (up to --pipeline in
+// flight), parse responses, record each one, reconnect after a close or an error.
+//
+// It is a state machine driven by the worker's loop: on_io (readiness), on_timer (its request or
+// connect timeout, or its reconnect back-off), on_due (a scheduled -R send time arrived).
+// Requests are written straight from the worker's serialised targets with writev; responses are
+// parsed in the worker's read buffer, and only a partial response head is copied aside.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <span>
+
+#include "core/clock.hpp"
+#include "core/event_loop.hpp"
+#include "core/timer_list.hpp"
+#include "http/response_parser.hpp"
+#include "load/load_config.hpp"
+#include "load/stats.hpp"
+
+namespace ringside::load {
+
+class LoadWorker;
+
+class ClientConnection final : public core::IoHandler, public core::TimerNode {
+ public:
+  void init(LoadWorker& worker, unsigned index_in_worker, core::TimePoint first_send);
+  void start();  // opens the first connection
+  void on_io(core::IoEvents events) override;
+  void on_timer();
+  void on_due();
+  // The run is over: requests still out are counted as in flight, the socket closed.
+  void abandon();
+
+  [[nodiscard]] unsigned in_flight() const { return count_; }
+  [[nodiscard]] core::TimePoint next_send() const { return next_send_; }
+
+  bool due_queued = false;  // sits in the worker's -R schedule
+
+ private:
+  enum class State : std::uint8_t { kClosed, kConnecting, kOpen, kBackoff };
+  enum class TimerUse : std::uint8_t { kNone, kTimeout, kBackoff };
+
+  struct Pending {
+    core::TimePoint intended;  // when the request should have gone out (-R), else when claimed
+    core::TimePoint written;   // when its first byte went to the kernel
+    std::uint32_t target;
+    bool measured;  // claimed after the warm-up
+    bool answered_first_byte;
+  };
+
+  void connect_now(core::TimePoint now);
+  void on_connected(core::TimePoint now);
+  void fill_pipeline(core::TimePoint now);
+  bool write_unsent(core::TimePoint now);
+  void read_responses(core::TimePoint now);
+  std::size_t process(std::span<const char> input, core::TimePoint now);
+  void finish_response(core::TimePoint now);
+  void fail(ErrorClass error, core::TimePoint now);
+  void close_socket();
+  void reconnect(core::TimePoint now, bool back_off);
+  void arm_timeout(core::TimePoint now);
+  void keep_partial(std::span<const char> rest);
+  Pending& front() { return pending_[head_]; }
+
+  LoadWorker* worker_ = nullptr;
+  int fd_ = -1;
+  State state_ = State::kClosed;
+  TimerUse timer_use_ = TimerUse::kNone;
+  core::TimePoint connect_started_{};
+  core::TimePoint next_send_{};  // -R: this connection's next scheduled send
+  std::uint32_t next_target_ = 0;
+  std::array<Pending, kMaxPipeline> pending_{};
+  unsigned head_ = 0;        // oldest request in flight
+  unsigned count_ = 0;       // requests in flight (claimed, written or not)
+  unsigned unwritten_ = 0;   // the newest `unwritten_` of them are not fully written
+  std::size_t write_offset_ = 0;  // bytes of the first unwritten request already written
+  bool in_body_ = false;
+  bool close_after_response_ = false;
+  std::uint16_t status_ = 0;
+  http::ResponseBodyReader body_;
+  char* partial_ = nullptr;  // a response head cut by a read
+  std::uint32_t partial_len_ = 0;
+};
+
+}  // namespace ringside::load

@@ -1,0 +1,33 @@
+// Settings of one load run (what `ringside load` flags produce, what the harness builds).
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "load/target.hpp"
+
+namespace ringside::load {
+
+struct LoadConfig {
+  std::vector<Target> targets;  // requests go round-robin over these, per connection
+  unsigned connections = 50;
+  unsigned threads = std::thread::hardware_concurrency() == 0 ? 1 : std::thread::hardware_concurrency();
+  std::uint64_t requests = 0;     // -n: stop after this many measured requests (0: not set)
+  double duration_s = 0;          // -d: stop after this long (0: not set; neither set: 10 s)
+  double rate = 0;                // -R: requests/s in total, open model (0: as fast as possible)
+  unsigned pipeline = 1;          // requests in flight per connection
+  double timeout_s = 10;          // per request, and per connect
+  double warmup_s = 0;            // traffic before measuring, excluded from every number
+  bool keep_alive = true;
+
+  [[nodiscard]] double effective_duration_s() const {
+    return duration_s > 0 ? duration_s : (requests > 0 ? 0 : 10.0);
+  }
+};
+
+inline constexpr unsigned kMaxPipeline = 64;
+
+}  // namespace ringside::load

@@ -1,0 +1,98 @@
+// One load-generator thread: its own event loop, connections, schedule and Stats. Workers share
+// nothing while running; the runner merges their Stats after join and reads their progress
+// counters, which each worker publishes once per loop turn, never per request.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <deque>
+#include <optional>
+#include <queue>
+#include <vector>
+
+#include "core/block_pool.hpp"
+#include "core/event_loop.hpp"
+#include "core/timer_list.hpp"
+#include "http/response_parser.hpp"
+#include "load/client_connection.hpp"
+#include "load/load_config.hpp"
+#include "load/stats.hpp"
+
+namespace ringside::load {
+
+struct WorkerPlan {
+  unsigned first_connection = 0;  // global index of this worker's first connection
+  unsigned connections = 0;
+  std::uint64_t requests = 0;     // this worker's share of -n (0: unbounded)
+  core::TimePoint start;          // traffic starts
+  core::TimePoint measure_from;   // warm-up ends
+  std::optional<core::TimePoint> end;  // duration ends
+};
+
+class LoadWorker {
+ public:
+  static constexpr std::size_t kReadBytes = 64 * 1024;
+  static constexpr auto kBackoff = std::chrono::milliseconds(10);
+
+  LoadWorker(const LoadConfig& config, const WorkerPlan& plan);
+  LoadWorker(const LoadWorker&) = delete;
+  LoadWorker& operator=(const LoadWorker&) = delete;
+
+  void run();                       // returns when the plan is done or stop() was called
+  void stop() { stop_requested_.store(true, std::memory_order_relaxed); }
+  void add_requests(std::uint64_t n) { unclaimed_ += n; plan_.requests += n; }  // before run()
+  [[nodiscard]] Stats& stats() { return stats_; }
+  [[nodiscard]] std::uint64_t published_completed() const { return published_completed_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t published_errored() const { return published_errored_.load(std::memory_order_relaxed); }
+  [[nodiscard]] bool done() const { return done_.load(std::memory_order_acquire); }
+
+  // For connections. Claims the right to start one request now, or says when to ask again.
+  struct Claim {
+    bool granted = false;
+    core::TimePoint intended{};
+    bool measured = false;
+  };
+  Claim claim(ClientConnection& connection, core::TimePoint now);
+  void schedule_due(ClientConnection& connection);
+  // False once no further request can be claimed (budget spent, time up, stopping).
+  [[nodiscard]] bool may_start_more(core::TimePoint now) const;
+  void in_flight_changed(int delta) { in_flight_ += delta; }
+  [[nodiscard]] bool measuring(core::TimePoint t) const { return t >= plan_.measure_from; }
+  [[nodiscard]] std::size_t second_of(core::TimePoint t) const;
+  [[nodiscard]] std::uint64_t micros(core::Duration d) const;
+  [[nodiscard]] bool stopping() const { return stopping_; }
+
+  const LoadConfig& config;
+  core::EventLoop loop;
+  core::TimerList timeouts;
+  core::TimerList backoffs{kBackoff};
+  core::BlockPool partial_blocks{http::kMaxResponseHeadBytes, 64};
+  std::vector<char> read_buffer = std::vector<char>(kReadBytes);
+  http::Response response;  // scratch for the parser: one response is parsed at a time
+  core::Duration send_interval{};  // -R: between two sends of one connection
+
+ private:
+  struct Due {
+    core::TimePoint at;
+    ClientConnection* connection;
+    bool operator>(const Due& other) const { return at > other.at; }
+  };
+
+  [[nodiscard]] bool finished(core::TimePoint now) const;
+  [[nodiscard]] core::Duration next_wait(core::TimePoint now) const;
+  void fire_due(core::TimePoint now);
+
+  WorkerPlan plan_;
+  Stats stats_;
+  std::deque<ClientConnection> connections_;
+  std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
+  std::uint64_t unclaimed_ = 0;  // -n budget left
+  std::int64_t in_flight_ = 0;
+  bool stopping_ = false;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> done_{false};
+  std::atomic<std::uint64_t> published_completed_{0};
+  std::atomic<std::uint64_t> published_errored_{0};
+};
+
+}  // namespace ringside::load

@@ -1,0 +1,33 @@
+// Turns a LoadResult into what people read: a text report (wrk's summary, ab's percentile and
+// connection-time tables, bombardier's per-second rates) and one JSON document whose schema is
+// documented in docs/load-json.md and versioned by its "schema" field.
+#pragma once
+
+#include <array>
+#include <string>
+
+#include <nlohmann/json.hpp>
+
+#include "load/load_run.hpp"
+
+namespace ringside::load {
+
+inline constexpr std::array<double, 11> kReportPercentiles = {50,   66,   75,   80,    90, 95,
+                                                              98,   99,   99.9, 99.99, 100};
+inline constexpr int kJsonSchemaVersion = 1;
+
+struct RateSummary {
+  double overall = 0;   // completed / elapsed
+  double mean = 0;      // of whole seconds
+  double stdev = 0;
+  double max = 0;
+};
+RateSummary summarize_rates(const LoadResult& result);
+
+std::string format_text(const LoadResult& result);
+nlohmann::ordered_json to_json(const LoadResult& result);
+
+// "812us", "1.23ms", "2.50s"
+std::string format_micros(double micros);
+
+}  // namespace ringside::load

@@ -1,0 +1,33 @@
+#include "load/stats.hpp"
+
+#include <algorithm>
+
+namespace ringside::load {
+
+void Stats::merge(const Stats& other) {
+  latency.merge(other.latency);
+  latency_uncorrected.merge(other.latency_uncorrected);
+  connect.merge(other.connect);
+  waiting.merge(other.waiting);
+  started += other.started;
+  completed += other.completed;
+  errored += other.errored;
+  in_flight += other.in_flight;
+  warmup_requests += other.warmup_requests;
+  connections_opened += other.connections_opened;
+  connect_failures += other.connect_failures;
+  bytes_read += other.bytes_read;
+  bytes_written += other.bytes_written;
+  for (std::size_t i = 0; i < errors.size(); ++i) errors[i] += other.errors[i];
+  for (std::size_t i = 0; i < status.size(); ++i) status[i] += other.status[i];
+  if (other.per_second.size() > per_second.size()) per_second.resize(other.per_second.size(), 0);
+  for (std::size_t i = 0; i < other.per_second.size(); ++i) per_second[i] += other.per_second[i];
+}
+
+std::uint64_t Stats::status_class(int hundreds) const {
+  std::uint64_t sum = 0;
+  for (int code = hundreds * 100; code < hundreds * 100 + 100 && code < 600; ++code) sum += status[code];
+  return sum;
+}
+
+}  // namespace ringside::load

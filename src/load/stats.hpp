@@ -1,0 +1,69 @@
+// What one worker measured; merged after join. Nothing here is shared while a run is going.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+#include <vector>
+
+#include "load/histogram.hpp"
+
+namespace ringside::load {
+
+// Every way a request can fail, each counted on its own.
+enum class ErrorClass : std::uint8_t {
+  kConnectRefused,   // nothing listens (ECONNREFUSED)
+  kConnectTimeout,   // no handshake within --timeout
+  kConnectError,     // any other connect failure (unreachable, out of ports or files)
+  kReset,            // the server reset the connection (ECONNRESET, EPIPE)
+  kRead,             // another read error
+  kWrite,            // another write error
+  kTimeout,          // no response within --timeout
+  kMalformed,        // a response we could not parse
+  kClosed,           // the server closed the connection with the request unanswered
+  kCount,
+};
+inline constexpr std::size_t kErrorClasses = static_cast<std::size_t>(ErrorClass::kCount);
+
+// Stable keys (the JSON schema uses them) and what each means to a reader.
+constexpr std::string_view error_key(ErrorClass error) {
+  constexpr std::string_view kKeys[] = {"connect_refused", "connect_timeout", "connect_error",
+                                        "reset",           "read",            "write",
+                                        "timeout",         "malformed",       "closed"};
+  return kKeys[static_cast<std::size_t>(error)];
+}
+
+struct Stats {
+  Stats() = default;
+
+  Histogram latency;              // from the intended send time (corrected in -R mode)
+  Histogram latency_uncorrected;  // from the moment the request was written
+  Histogram connect;              // TCP handshake time, per connection opened
+  Histogram waiting;              // write to first response byte (ab's "waiting")
+  std::uint64_t started = 0;
+  std::uint64_t completed = 0;
+  std::uint64_t errored = 0;
+  std::uint64_t in_flight = 0;  // started but neither completed nor errored at the stop
+  std::uint64_t warmup_requests = 0;
+  std::uint64_t connections_opened = 0;
+  std::uint64_t connect_failures = 0;  // failed connects with no request waiting on them (-R)
+  std::uint64_t bytes_read = 0;
+  std::uint64_t bytes_written = 0;
+  std::array<std::uint64_t, kErrorClasses> errors{};
+  std::array<std::uint64_t, 600> status{};  // by code; index 0 collects anything out of range
+  std::vector<std::uint64_t> per_second;    // completions in each second after the warm-up
+
+  void count_error(ErrorClass error, std::uint64_t requests) {
+    errors[static_cast<std::size_t>(error)] += requests;
+    errored += requests;
+  }
+  void count_completion(std::size_t second) {
+    ++completed;
+    if (second >= per_second.size()) per_second.resize(second + 1, 0);
+    ++per_second[second];
+  }
+  void merge(const Stats& other);
+  [[nodiscard]] std::uint64_t status_class(int hundreds) const;  // 1..5 -> 1xx..5xx
+};
+
+}  // namespace ringside::load

@@ -1,0 +1,43 @@
+// Where requests go: a parsed http:// URL with its socket address and the bytes of the request
+// serialised once, so a connection only ever copies or writev()s them.
+#pragma once
+
+#include <sys/socket.h>
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringside::load {
+
+struct Url {
+  std::string host;  // as written, without brackets
+  std::uint16_t port = 80;
+  std::string path;  // path and query, at least "/"
+  sockaddr_storage address{};
+  socklen_t address_length = 0;
+};
+
+// Parses "http://HOST[:PORT][/path?query]". HOST is an IP literal or "localhost" (no name lookup:
+// the binary is static and benchmarks should name the address they measure). On failure returns
+// false and sets `error` to one line saying what is wrong.
+bool parse_url(std::string_view text, Url& url, std::string& error);
+
+struct RequestSpec {
+  std::string method = "GET";
+  std::vector<std::string> headers;  // "Name: value"
+  std::string body;
+  bool keep_alive = true;
+};
+
+// The request for one URL, serialised once.
+struct Target {
+  Url url;
+  std::string request;  // the whole request: head and body
+  bool is_head = false;
+};
+
+Target make_target(const Url& url, const RequestSpec& spec);
+
+}  // namespace ringside::load

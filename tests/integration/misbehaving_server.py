@@ -1,0 +1,93 @@
+"""A deliberately bad HTTP server for testing `ringside load`'s error accounting.
+
+Modes (one per server): ok (a good keep-alive server), reset (reads a request, answers with a TCP
+reset), silent (reads requests, never answers), garbage (answers with bytes that are not HTTP),
+close (reads a request and closes without answering), close_each (answers, then closes),
+stall_once (answers at once, except that one period of `stall_seconds`, starting after
+`stall_after` requests, answers nothing; then catches up).
+"""
+import socket
+import struct
+import threading
+import time
+
+RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
+CLOSE_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n"
+                  b"Content-Type: text/plain\r\n\r\nok")
+
+
+class MisbehavingServer:
+    def __init__(self, mode, stall_after=0, stall_seconds=0.0):
+        self.mode, self.stall_after, self.stall_seconds = mode, stall_after, stall_seconds
+        self.listener = socket.socket()
+        self.listener.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen(1024)
+        self.port = self.listener.getsockname()[1]
+        self.requests = 0
+        self.lock = threading.Lock()
+        self.stall_until = None
+        self.closing = False
+
+    def __enter__(self):
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def __exit__(self, *exc):
+        self.closing = True
+        self.listener.close()
+
+    def url(self, path="/"):
+        return f"http://127.0.0.1:{self.port}{path}"
+
+    def _accept(self):
+        while not self.closing:
+            try:
+                sock, _ = self.listener.accept()
+            except OSError:
+                return
+            threading.Thread(target=self._serve, args=(sock,), daemon=True).start()
+
+    def _count(self):
+        with self.lock:
+            self.requests += 1
+            if self.mode == "stall_once" and self.requests == self.stall_after:
+                self.stall_until = time.monotonic() + self.stall_seconds
+            return self.stall_until
+
+    def _serve(self, sock):
+        buffer = b""
+        with sock:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            while True:
+                while b"\r\n\r\n" not in buffer:
+                    try:
+                        chunk = sock.recv(65536)
+                    except OSError:
+                        return
+                    if not chunk:
+                        return
+                    buffer += chunk
+                _, _, buffer = buffer.partition(b"\r\n\r\n")
+                stall_until = self._count()
+                if self.mode == "reset":
+                    sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+                    return
+                if self.mode == "silent":
+                    continue
+                if self.mode == "close":
+                    return
+                if self.mode == "garbage":
+                    sock.sendall(b"this is not HTTP\r\n\r\n")
+                    continue
+                if self.mode == "close_each":
+                    sock.sendall(CLOSE_RESPONSE)
+                    return
+                if stall_until is not None:
+                    delay = stall_until - time.monotonic()
+                    if delay > 0:
+                        time.sleep(delay)
+                try:
+                    sock.sendall(RESPONSE)
+                except OSError:
+                    return

@@ -1,0 +1,237 @@
+#include "http/chunked_decoder.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace ringside::http {
+namespace {
+
+constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
+
+std::span<const char> bytes_of(std::string_view s) { return {s.data(), s.size()}; }
+
+struct ValidBody {
+  std::string name;
+  std::string encoded;
+  std::string payload;  // the chunk data, concatenated
+};
+
+std::vector<ValidBody> valid_bodies() {
+  return {
+      {"single_chunk", "5\r\nhello\r\n0\r\n\r\n", "hello"},
+      {"empty_body", "0\r\n\r\n", ""},
+      {"multiple_chunks", "5\r\nhello\r\n1\r\n,\r\n6\r\n world\r\n0\r\n\r\n", "hello, world"},
+      {"extensions", "5;name=value\r\nhello\r\n3;a;b=\"q\"\r\nabc\r\n0;last\r\n\r\n", "helloabc"},
+      {"whitespace_before_extension", "5 \t;ext\r\nhello\r\n0\r\n\r\n", "hello"},
+      {"trailers", "5\r\nhello\r\n0\r\nX-Checksum: abc\r\nX-More: d e\r\n\r\n", "hello"},
+      {"uppercase_hex", "A\r\n0123456789\r\n1F\r\n" + std::string(31, 'z') + "\r\n0\r\n\r\n",
+       "0123456789" + std::string(31, 'z')},
+      {"lowercase_hex", "a\r\n0123456789\r\n0\r\n\r\n", "0123456789"},
+      {"leading_zeros", "0005\r\nhello\r\n000\r\n\r\n", "hello"},
+      {"data_containing_crlf", "4\r\n\r\n\r\n\r\n0\r\n\r\n", "\r\n\r\n"},
+      {"fifteen_hex_digits", "00000000000000A\r\n0123456789\r\n0\r\n\r\n", "0123456789"},
+  };
+}
+
+// gtest prints a failing case by its name rather than as raw bytes.
+void PrintTo(const ValidBody& body, std::ostream* os) { *os << body.name; }
+
+class ChunkedValid : public testing::TestWithParam<ValidBody> {};
+
+TEST_P(ChunkedValid, FedWhole) {
+  const auto& body = GetParam();
+  ChunkedDecoder decoder;
+  auto r = decoder.feed(bytes_of(body.encoded));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_TRUE(r.done);
+  EXPECT_EQ(r.consumed, body.encoded.size());
+  EXPECT_EQ(r.data_bytes, body.payload.size());
+  EXPECT_EQ(decoder.body_bytes(), body.payload.size());
+}
+
+TEST_P(ChunkedValid, StopsAtTheEndOfTheBody) {
+  const auto& body = GetParam();
+  const std::string pipelined = body.encoded + "GET /next HTTP/1.1\r\n";
+  ChunkedDecoder decoder;
+  auto r = decoder.feed(bytes_of(pipelined));
+  EXPECT_TRUE(r.done);
+  EXPECT_EQ(r.consumed, body.encoded.size());
+  // Once done, it takes nothing more.
+  auto after = decoder.feed(bytes_of("more"));
+  EXPECT_TRUE(after.done);
+  EXPECT_EQ(after.consumed, 0u);
+}
+
+TEST_P(ChunkedValid, FedSplitAtEveryPoint) {
+  const auto& body = GetParam();
+  const std::string_view encoded = body.encoded;
+  for (std::size_t split = 0; split <= encoded.size(); ++split) {
+    SCOPED_TRACE("split at " + std::to_string(split));
+    ChunkedDecoder decoder;
+    auto first = decoder.feed(bytes_of(encoded.substr(0, split)));
+    EXPECT_EQ(first.error, RequestError::kNone);
+    EXPECT_EQ(first.consumed, split);
+    EXPECT_EQ(first.done, split == encoded.size());
+    auto second = decoder.feed(bytes_of(encoded.substr(split)));
+    EXPECT_EQ(second.error, RequestError::kNone);
+    EXPECT_TRUE(second.done);
+    EXPECT_EQ(first.consumed + second.consumed, encoded.size());
+    EXPECT_EQ(first.data_bytes + second.data_bytes, body.payload.size());
+  }
+}
+
+TEST_P(ChunkedValid, FedOneByteAtATime) {
+  const auto& body = GetParam();
+  ChunkedDecoder decoder;
+  std::string payload;
+  std::size_t consumed = 0;
+  for (std::size_t i = 0; i < body.encoded.size(); ++i) {
+    auto r = decoder.feed(bytes_of(std::string_view(body.encoded).substr(i, 1)));
+    ASSERT_EQ(r.error, RequestError::kNone) << "at byte " << i;
+    ASSERT_EQ(r.consumed, 1u) << "at byte " << i;
+    ASSERT_EQ(r.done, i + 1 == body.encoded.size()) << "at byte " << i;
+    // With one byte per call, data_bytes says exactly which bytes are chunk data.
+    if (r.data_bytes == 1) payload += body.encoded[i];
+    consumed += r.consumed;
+  }
+  EXPECT_EQ(consumed, body.encoded.size());
+  EXPECT_EQ(payload, body.payload);
+}
+
+TEST_P(ChunkedValid, BodyExactlyAtTheLimitIsAccepted) {
+  const auto& body = GetParam();
+  ChunkedDecoder decoder(body.payload.size());
+  auto r = decoder.feed(bytes_of(body.encoded));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_TRUE(r.done);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bodies, ChunkedValid, testing::ValuesIn(valid_bodies()),
+                         [](const auto& test) { return test.param.name; });
+
+struct InvalidBody {
+  std::string name;
+  std::string encoded;
+  RequestError error;
+  std::uint64_t max_body = kUnlimited;
+};
+
+std::vector<InvalidBody> invalid_bodies() {
+  using enum RequestError;
+  return {
+      {"no_digits_before_crlf", "\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"no_digits_before_extension", ";ext\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"no_digits_before_space", " 5\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"bad_hex_digit", "5g\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"hex_prefix", "0x5\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"negative_size", "-5\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"digit_after_whitespace", "5 5\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"data_longer_than_size", "5\r\nhelloX\r\n0\r\n\r\n", kMalformedChunk},
+      {"data_cr_without_lf", "5\r\nhello\rX0\r\n\r\n", kMalformedChunk},
+      {"sixteen_hex_digits", "0000000000000005\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"size_overflowing_64_bits", "10000000000000000\r\n", kMalformedChunk},
+      {"bare_lf_after_size", "5\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"bare_lf_after_data", "5\r\nhello\n0\r\n\r\n", kMalformedChunk},
+      {"bare_lf_in_extension", "5;a\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"size_cr_without_lf", "5\rhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"bare_lf_ending_body", "0\r\n\n", kMalformedChunk},
+      {"bare_lf_ending_trailer", "0\r\nX-T: v\n\r\n", kMalformedChunk},
+      {"final_cr_without_lf", "0\r\n\rX", kMalformedChunk},
+      {"control_character_in_extension", "5;a\x01\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
+      {"extension_line_too_long", "5;" + std::string(5000, 'e') + "\r\nhello\r\n0\r\n\r\n",
+       kMalformedChunk},
+      {"trailers_too_long", "0\r\nX-Big: " + std::string(17 * 1024, 't') + "\r\n\r\n",
+       kHeadTooLarge},
+      {"single_chunk_over_limit", "b\r\nhello world\r\n0\r\n\r\n", kBodyTooLarge, 10},
+      {"chunks_add_up_over_limit", "5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n", kBodyTooLarge, 10},
+      {"any_byte_over_zero_limit", "1\r\nx\r\n0\r\n\r\n", kBodyTooLarge, 0},
+  };
+}
+
+void PrintTo(const InvalidBody& body, std::ostream* os) { *os << body.name; }
+
+class ChunkedInvalid : public testing::TestWithParam<InvalidBody> {};
+
+TEST_P(ChunkedInvalid, FedWhole) {
+  const auto& body = GetParam();
+  ChunkedDecoder decoder(body.max_body);
+  auto r = decoder.feed(bytes_of(body.encoded));
+  EXPECT_EQ(r.error, body.error);
+  EXPECT_FALSE(r.done);
+  EXPECT_LE(r.consumed, body.encoded.size());
+}
+
+TEST_P(ChunkedInvalid, SameErrorAtEverySplitPoint) {
+  const auto& body = GetParam();
+  const std::string_view encoded = body.encoded;
+  for (std::size_t split = 0; split <= encoded.size(); ++split) {
+    ChunkedDecoder decoder(body.max_body);
+    auto first = decoder.feed(bytes_of(encoded.substr(0, split)));
+    RequestError error = first.error;
+    if (error == RequestError::kNone) {
+      EXPECT_EQ(first.consumed, split);
+      error = decoder.feed(bytes_of(encoded.substr(split))).error;
+    }
+    ASSERT_EQ(error, body.error) << "split at " << split;
+  }
+}
+
+TEST_P(ChunkedInvalid, SameErrorOneByteAtATime) {
+  const auto& body = GetParam();
+  ChunkedDecoder decoder(body.max_body);
+  RequestError error = RequestError::kNone;
+  for (std::size_t i = 0; i < body.encoded.size() && error == RequestError::kNone; ++i) {
+    auto r = decoder.feed(bytes_of(std::string_view(body.encoded).substr(i, 1)));
+    EXPECT_FALSE(r.done);
+    error = r.error;
+  }
+  EXPECT_EQ(error, body.error);
+}
+
+INSTANTIATE_TEST_SUITE_P(Bodies, ChunkedInvalid, testing::ValuesIn(invalid_bodies()),
+                         [](const auto& test) { return test.param.name; });
+
+TEST(ChunkedDecoder, BodyLimitErrorComesBeforeTheData) {
+  // A client must not be able to make the server read a huge chunk before refusing it.
+  ChunkedDecoder decoder(1000);
+  auto r = decoder.feed(bytes_of("FFFFFFFF\r\n"));
+  EXPECT_EQ(r.error, RequestError::kBodyTooLarge);
+  EXPECT_EQ(r.consumed, 10u);
+  EXPECT_EQ(r.data_bytes, 0u);
+}
+
+TEST(ChunkedDecoder, PartialInputIsNotAnError) {
+  ChunkedDecoder decoder;
+  auto r = decoder.feed(bytes_of("5\r\nhel"));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_FALSE(r.done);
+  EXPECT_EQ(r.consumed, 6u);
+  EXPECT_EQ(r.data_bytes, 3u);
+  EXPECT_EQ(decoder.body_bytes(), 5u);  // counted when the size line is read
+}
+
+TEST(ChunkedDecoder, EmptyFeedConsumesNothing) {
+  ChunkedDecoder decoder;
+  auto r = decoder.feed({});
+  EXPECT_EQ(r.consumed, 0u);
+  EXPECT_FALSE(r.done);
+  EXPECT_EQ(r.error, RequestError::kNone);
+}
+
+TEST(ChunkedDecoder, ResetStartsAFreshBody) {
+  ChunkedDecoder decoder(4);
+  ASSERT_EQ(decoder.feed(bytes_of("5\r\n")).error, RequestError::kBodyTooLarge);
+  decoder.reset(5);
+  auto r = decoder.feed(bytes_of("5\r\nhello\r\n0\r\n\r\n"));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_TRUE(r.done);
+  EXPECT_EQ(decoder.body_bytes(), 5u);
+}
+
+}  // namespace
+}  // namespace ringside::http
