@@ -21,6 +21,8 @@ class OutBuffer {
 
   // Unchecked: the caller has ensured room.
   void append(std::string_view bytes) {
+    // An empty view may hold a null pointer, and memcpy from null is undefined even for 0 bytes.
+    if (bytes.empty()) return;
     std::memcpy(data_ + size_, bytes.data(), bytes.size());
     size_ += bytes.size();
   }

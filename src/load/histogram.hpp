@@ -10,13 +10,15 @@
 //   total.value_at_percentile(99.9);          // smallest value with >= 99.9% of samples <= it
 //
 // Layout (identical to HdrHistogram's, so src/load/hdr_log.hpp can write logs its tools read):
-// sub_bucket_count = 2^ceil(log2(2 * 10^digits)) linear sub-buckets per bucket; bucket 0 covers
-// [0, sub_bucket_count) in steps of 2^unit_magnitude (unit_magnitude = floor(log2(lowest))), and
-// bucket b > 0 covers the upper half of its range with steps 2^(unit_magnitude + b).
+// sub_bucket_count = 2^ceil(log2(2 * 10^digits)) linear sub-buckets per bucket; with
+// unit = 2^floor(log2(lowest)), bucket 0 covers [0, sub_bucket_count * unit) in steps of unit, and
+// bucket b > 0 covers [sub_bucket_count * unit * 2^(b-1), sub_bucket_count * unit * 2^b) in steps
+// of unit * 2^b.
 //
-// Values above the highest trackable value are clamped to it and counted in saturated(). min, max,
-// mean and stdev come from exact integer sums, not from bucket midpoints; the sums cannot
-// overflow before count() * max()^2 reaches 2^128 (never, with the default range).
+// Values above the highest trackable value are clamped to it and counted in saturated(). min and
+// max are the exact extremes recorded; mean and stdev come from exact integer sums, not bucket
+// midpoints, and cannot overflow before count() * max()^2 reaches 2^128 (about 10^23 samples at
+// the default maximum).
 #pragma once
 
 #include <bit>

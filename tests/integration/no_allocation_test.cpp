@@ -21,6 +21,10 @@ namespace {
 std::atomic<std::size_t> g_allocations{0};
 }
 
+// The replaced operator new takes its memory from malloc, so operator delete hands it back to free:
+// the pairing is right, but GCC sees "new" and "free" meet and warns.
+#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
+
 void* operator new(std::size_t size) {
   g_allocations.fetch_add(1, std::memory_order_relaxed);
   if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
