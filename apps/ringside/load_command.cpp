@@ -7,6 +7,7 @@
 #include <fstream>
 #include <sstream>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "core/socket.hpp"
 #include "duration_flag.hpp"
@@ -157,25 +158,13 @@ int run_load(int argc, char** argv) {
   LoadFlags flags;
   CLI::App app("ringside load", "ringside load");
   define_flags(app, flags);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
-  } catch (const CLI::ParseError& error) {
-    std::fprintf(stderr, "ringside load: %s (see ringside load --help)\n", error.what());
-    return 2;
-  }
+  if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
   if (std::string error = build_config(flags); !error.empty()) {
     std::fprintf(stderr, "ringside load: %s\n", error.c_str());
     return 2;
   }
 
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = take_shutdown_signals();
 
   load::LoadRun run(flags.config);
   run.start();

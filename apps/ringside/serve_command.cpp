@@ -7,6 +7,7 @@
 #include <ctime>
 #include <system_error>
 
+#include "cli_support.hpp"
 #include "commands.hpp"
 #include "core/socket.hpp"
 #include "server/hello_routes.hpp"
@@ -69,22 +70,9 @@ int run_serve(int argc, char** argv) {
   server::ServerConfig config;
   CLI::App app("ringside serve", "ringside serve");
   parse_serve_flags(app, config);
-  try {
-    app.parse(argc, argv);
-  } catch (const CLI::CallForHelp& help) {
-    return app.exit(help);
-  } catch (const CLI::ParseError& error) {
-    std::fprintf(stderr, "ringside serve: %s (see ringside serve --help)\n", error.what());
-    return 2;
-  }
+  if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
 
-  // Block the shutdown signals before any thread starts, so that only sigwait sees them.
-  sigset_t signals;
-  sigemptyset(&signals);
-  sigaddset(&signals, SIGINT);
-  sigaddset(&signals, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
-  signal(SIGPIPE, SIG_IGN);
+  const sigset_t signals = take_shutdown_signals();
 
   std::uint64_t file_limit = core::raise_open_file_limit();
   if (file_limit != 0 && config.max_connections + 64 > file_limit) {
