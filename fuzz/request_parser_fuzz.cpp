@@ -4,8 +4,8 @@
 //
 // Invariants checked at every step:
 //   - consumed never exceeds the input and every complete head makes progress;
-//   - parsing a prefix cut at a point derived from the data agrees with parsing the whole
-//     (complete with the same head, or partial, or the same error);
+//   - parsing a prefix (cut at a point derived from the data, one byte short, or at the head-size
+//     limit) agrees with parsing the whole: complete with the same head, partial, or the same error;
 //   - every string_view of the Request lies inside the head it was parsed from;
 //   - tighter ParserLimits never accept what the default limits refuse;
 //   - the chunked decoder gives the same outcome fed whole or in two pieces.
@@ -187,7 +187,11 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     const std::span<const char> rest = stream.subspan(offset);
     Request request;
     const ParseResult r = parse_request(rest, request);
+    // A point the fuzzer steers, plus the two a reader most often stops at: one byte short of
+    // the whole, and exactly the head-size limit.
     check_prefix_agrees(rest, r, request, split_point(rest, step));
+    if (!rest.empty()) check_prefix_agrees(rest, r, request, rest.size() - 1);
+    if (rest.size() > kMaxHeadBytes) check_prefix_agrees(rest, r, request, kMaxHeadBytes);
     check_tighter_limits_agree(rest, r, step + size);
     if (r.status == ParseStatus::kPartial) {
       check(r.error == RequestError::kNone && r.consumed == 0);
