@@ -8,6 +8,8 @@
 #include <span>
 #include <string_view>
 
+#include "http/token.hpp"
+
 namespace ringside::http {
 
 inline constexpr std::size_t kMaxHeaders = 100;
@@ -42,7 +44,5 @@ struct Request {
   [[nodiscard]] bool has_body() const { return framing != BodyFraming::kNone; }
 };
 
-// ASCII case-insensitive equality, for header names and tokens.
-bool equals_ignore_case(std::string_view a, std::string_view b);
 
 }  // namespace ringside::http

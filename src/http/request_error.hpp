@@ -30,6 +30,7 @@ enum class RequestError : std::uint8_t {
   kInvalidContentLength,
   kConflictingContentLength,
   kUnsupportedTransferEncoding,
+  kChunkedNotLast,
   kTransferEncodingInHttp10,
   kBodyTooLarge,
   kUnsupportedExpectation,
@@ -73,6 +74,8 @@ constexpr ErrorDescription describe(RequestError error) {
       return {Status::kBadRequest, "differing Content-Length values\n"};
     case kUnsupportedTransferEncoding:
       return {Status::kNotImplemented, "only Transfer-Encoding: chunked is supported\n"};
+    case kChunkedNotLast:
+      return {Status::kBadRequest, "chunked must be the final transfer coding, applied once\n"};
     case kTransferEncodingInHttp10:
       return {Status::kBadRequest, "Transfer-Encoding is not allowed in HTTP/1.0\n"};
     case kBodyTooLarge: return {Status::kPayloadTooLarge, "request body exceeds --max-body\n"};

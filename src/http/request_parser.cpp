@@ -1,5 +1,7 @@
 #include "http/request_parser.hpp"
 
+#include "http/token.hpp"
+
 #include <algorithm>
 #include <array>
 #include <cstring>
@@ -9,36 +11,10 @@ namespace {
 
 using enum RequestError;
 
-// tchar (RFC 9110 section 5.6.2): the characters of methods and header names.
-constexpr std::array<bool, 256> make_token_table() {
-  std::array<bool, 256> table{};
-  for (int c = '0'; c <= '9'; ++c) table[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
-  return table;
-}
-constexpr auto kTokenChar = make_token_table();
-
-constexpr bool is_token(char c) { return kTokenChar[static_cast<unsigned char>(c)]; }
 // Visible characters and obs-text; the request target allows no whitespace.
 constexpr bool is_target_char(char c) {
   auto u = static_cast<unsigned char>(c);
   return u > 0x20 && u != 0x7f;
-}
-// field-value characters: VCHAR, obs-text, SP, HTAB.
-constexpr bool is_value_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u == '\t' || (u >= 0x20 && u != 0x7f);
-}
-constexpr bool is_whitespace(char c) { return c == ' ' || c == '\t'; }
-
-char lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_whitespace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_whitespace(s.back())) s.remove_suffix(1);
-  return s;
 }
 
 Method method_of(std::string_view m) {
@@ -65,30 +41,6 @@ Method method_of(std::string_view m) {
     default: break;
   }
   return Method::kOther;
-}
-
-// Parses 1*DIGIT, refusing values that would not fit comfortably in 64 bits.
-bool parse_length(std::string_view s, std::uint64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  std::uint64_t value = 0;
-  for (char c : s) {
-    if (c < '0' || c > '9') return false;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  out = value;
-  return true;
-}
-
-// Calls `each` on every comma-separated, trimmed, non-empty element; stops when it returns false.
-template <class Each>
-bool for_each_list_element(std::string_view list, Each&& each) {
-  while (true) {
-    auto comma = list.find(',');
-    auto element = trim(list.substr(0, comma));
-    if (!element.empty() && !each(element)) return false;
-    if (comma == std::string_view::npos) return true;
-    list.remove_prefix(comma + 1);
-  }
 }
 
 // Finds the end of the line starting at `pos`: the index of its CR (followed by LF).
@@ -158,7 +110,7 @@ RequestError parse_header_line(std::string_view line, Header& header) {
   for (char c : value) {
     if (!is_value_char(c)) return kControlCharacter;
   }
-  header = {line.substr(0, colon), trim(value)};
+  header = {line.substr(0, colon), trim_whitespace(value)};
   return kNone;
 }
 
@@ -166,8 +118,9 @@ RequestError parse_header_line(std::string_view line, Header& header) {
 RequestError interpret_headers(Request& r) {
   bool has_length = false;
   bool has_transfer_encoding = false;
-  bool chunked_last = false;
-  bool other_coding = false;
+  int codings = 0;
+  int chunked_codings = 0;
+  std::string_view last_coding;
   bool saw_host = false;
   bool close = false;
   bool keep_alive = false;
@@ -195,12 +148,9 @@ RequestError interpret_headers(Request& r) {
     } else if (equals_ignore_case(name, "transfer-encoding")) {
       has_transfer_encoding = true;
       for_each_list_element(h.value, [&](std::string_view coding) {
-        if (chunked_last) other_coding = true;  // chunked must be the last coding, once
-        if (equals_ignore_case(coding, "chunked")) {
-          chunked_last = true;
-        } else {
-          other_coding = true;
-        }
+        ++codings;
+        chunked_codings += equals_ignore_case(coding, "chunked");
+        last_coding = coding;
         return true;
       });
     } else if (equals_ignore_case(name, "host")) {
@@ -220,7 +170,12 @@ RequestError interpret_headers(Request& r) {
   if (has_transfer_encoding) {
     if (has_length) return kLengthAndTransferEncoding;
     if (r.version_minor == 0) return kTransferEncodingInHttp10;
-    if (other_coding || !chunked_last) return kUnsupportedTransferEncoding;
+    // RFC 9112 section 6.3: when chunked is not the final coding (or is applied twice) the body
+    // length cannot be known: 400. Any other coding is one we do not implement: 501.
+    if (chunked_codings > 0 && (chunked_codings > 1 || !equals_ignore_case(last_coding, "chunked"))) {
+      return kChunkedNotLast;
+    }
+    if (chunked_codings == 0 || codings > 1) return kUnsupportedTransferEncoding;
     r.framing = BodyFraming::kChunked;
   } else if (has_length) {
     r.framing = r.content_length > 0 ? BodyFraming::kContentLength : BodyFraming::kNone;
@@ -235,14 +190,6 @@ RequestError interpret_headers(Request& r) {
 ParseResult error_result(RequestError e) { return {ParseStatus::kError, 0, e}; }
 
 }  // namespace
-
-bool equals_ignore_case(std::string_view a, std::string_view b) {
-  if (a.size() != b.size()) return false;
-  for (std::size_t i = 0; i < a.size(); ++i) {
-    if (lower(a[i]) != lower(b[i])) return false;
-  }
-  return true;
-}
 
 std::string_view Request::header(std::string_view name) const {
   for (const Header& h : header_list()) {

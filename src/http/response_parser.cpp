@@ -2,66 +2,12 @@
 
 #include <algorithm>
 
+#include "http/token.hpp"
+
 namespace ringside::http {
 namespace {
 
 using enum ResponseError;
-
-// tchar (RFC 9110 section 5.6.2): the characters of header names.
-constexpr std::array<bool, 256> make_token_table() {
-  std::array<bool, 256> table{};
-  for (int c = '0'; c <= '9'; ++c) table[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
-  return table;
-}
-constexpr auto kTokenChar = make_token_table();
-
-constexpr bool is_token(char c) {
-  return kTokenChar[static_cast<unsigned char>(c)];
-}
-// field-value and reason-phrase characters: VCHAR, obs-text, SP, HTAB.
-constexpr bool is_value_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u == '\t' || (u >= 0x20 && u != 0x7f);
-}
-constexpr bool is_whitespace(char c) {
-  return c == ' ' || c == '\t';
-}
-constexpr bool is_digit(char c) {
-  return c >= '0' && c <= '9';
-}
-
-std::string_view trim(std::string_view s) {
-  while (!s.empty() && is_whitespace(s.front())) s.remove_prefix(1);
-  while (!s.empty() && is_whitespace(s.back())) s.remove_suffix(1);
-  return s;
-}
-
-// Parses 1*DIGIT, refusing values that would not fit comfortably in 64 bits.
-bool parse_length(std::string_view s, std::uint64_t& out) {
-  if (s.empty() || s.size() > 18) return false;
-  std::uint64_t value = 0;
-  for (char c : s) {
-    if (!is_digit(c)) return false;
-    value = value * 10 + static_cast<std::uint64_t>(c - '0');
-  }
-  out = value;
-  return true;
-}
-
-// Calls `each` on every comma-separated, trimmed, non-empty element; stops when it returns false.
-template <class Each>
-void for_each_list_element(std::string_view list, Each&& each) {
-  while (true) {
-    auto comma = list.find(',');
-    auto element = trim(list.substr(0, comma));
-    if (!element.empty() && !each(element)) return;
-    if (comma == std::string_view::npos) return;
-    list.remove_prefix(comma + 1);
-  }
-}
 
 enum class LineScan : std::uint8_t { kComplete, kPartial, kBareCr };
 
@@ -126,7 +72,7 @@ ResponseError parse_header_line(std::string_view line, Header& header) {
   for (char c : value) {
     if (!is_value_char(c)) return kControlCharacter;
   }
-  header = {line.substr(0, colon), trim(value)};
+  header = {line.substr(0, colon), trim_whitespace(value)};
   return kNone;
 }
 

@@ -5,7 +5,9 @@ namespace ringside::http {
 bool write_response(OutBuffer& out, std::string_view date, Status status,
                     std::string_view content_type, std::string_view body,
                     const ResponseOptions& options) {
-  if (out.remaining() < response_size_bound(content_type, body, options)) return false;
+  std::size_t needed = response_size_bound(content_type, body, options);
+  if (date.size() > kDateLength) needed += date.size() - kDateLength;
+  if (out.remaining() < needed) return false;
   out.append(status_line(status));
   out.append("Server: ringside\r\nDate: ");
   out.append(date);

@@ -19,8 +19,10 @@ struct ResponseOptions {
 
 inline constexpr std::string_view kServerName = "ringside";
 
-// Bytes write_response needs beyond the content type, body and extra headers.
+// Bytes write_response needs beyond the content type, body and extra headers, with a Date of
+// kDateLength bytes (an IMF-fixdate, as DateCache makes).
 inline constexpr std::size_t kResponseOverhead = 192;
+inline constexpr std::size_t kDateLength = 29;
 
 [[nodiscard]] constexpr std::size_t response_size_bound(std::string_view content_type,
                                                         std::string_view body,

@@ -15,7 +15,7 @@ CASES = [
     ("negative content-length", 400, b"POST / HTTP/1.1\r\n" + HOST + b"Content-Length: -1\r\n\r\n"),
     ("transfer-encoding gzip", 501,
      b"POST / HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: gzip\r\n\r\n"),
-    ("chunked not last", 501,
+    ("chunked not last", 400,
      b"POST / HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked, gzip\r\n\r\n"),
     ("transfer-encoding in HTTP/1.0", 400,
      b"POST / HTTP/1.0\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n"),

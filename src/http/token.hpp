@@ -1,0 +1,74 @@
+// Character classes and small field-value helpers of HTTP (RFC 9110 section 5), shared by the
+// request and response parsers. Pure, constexpr where it can be, no allocation.
+#pragma once
+
+#include <array>
+#include <cstdint>
+#include <string_view>
+
+namespace ringside::http {
+
+namespace token_detail {
+constexpr std::array<bool, 256> make_token_table() {
+  std::array<bool, 256> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] = true;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+  return table;
+}
+inline constexpr auto kTokenChar = make_token_table();
+}  // namespace token_detail
+
+// tchar (RFC 9110 section 5.6.2): the characters of methods and header names.
+constexpr bool is_token(char c) { return token_detail::kTokenChar[static_cast<unsigned char>(c)]; }
+// field-value and reason-phrase characters: VCHAR, obs-text, SP, HTAB.
+constexpr bool is_value_char(char c) {
+  auto u = static_cast<unsigned char>(c);
+  return u == '\t' || (u >= 0x20 && u != 0x7f);
+}
+constexpr bool is_whitespace(char c) { return c == ' ' || c == '\t'; }
+constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+// ASCII case-insensitive equality, for header names and tokens.
+constexpr bool equals_ignore_case(std::string_view a, std::string_view b) {
+  if (a.size() != b.size()) return false;
+  for (std::size_t i = 0; i < a.size(); ++i) {
+    if (ascii_lower(a[i]) != ascii_lower(b[i])) return false;
+  }
+  return true;
+}
+
+constexpr std::string_view trim_whitespace(std::string_view s) {
+  while (!s.empty() && is_whitespace(s.front())) s.remove_prefix(1);
+  while (!s.empty() && is_whitespace(s.back())) s.remove_suffix(1);
+  return s;
+}
+
+// Parses 1*DIGIT, refusing values that would not fit comfortably in 64 bits.
+constexpr bool parse_length(std::string_view s, std::uint64_t& out) {
+  if (s.empty() || s.size() > 18) return false;
+  std::uint64_t value = 0;
+  for (char c : s) {
+    if (!is_digit(c)) return false;
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');
+  }
+  out = value;
+  return true;
+}
+
+// Calls `each` on every comma-separated, trimmed, non-empty element of a list-valued field;
+// stops early (returning false) when `each` returns false.
+template <class Each>
+constexpr bool for_each_list_element(std::string_view list, Each&& each) {
+  while (true) {
+    auto comma = list.find(',');
+    auto element = trim_whitespace(list.substr(0, comma));
+    if (!element.empty() && !each(element)) return false;
+    if (comma == std::string_view::npos) return true;
+    list.remove_prefix(comma + 1);
+  }
+}
+
+}  // namespace ringside::http
