@@ -5,9 +5,8 @@
 set -euo pipefail
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$E2E_DIR/../.." && pwd)
-# shellcheck source=SCRIPTDIR/lib/common.sh
-source "$E2E_DIR/lib/common.sh"
+# shellcheck source=SCRIPTDIR/lib/run.sh
+source "$E2E_DIR/lib/run.sh"
 # shellcheck source=SCRIPTDIR/lib/contestants.sh
 source "$E2E_DIR/lib/contestants.sh"
 
@@ -58,33 +57,22 @@ EOF
 # ---------------------------------------------------------------------------------------------
 # configuration
 
-# The exact invocation, with the environment overrides that shaped it, for the report's header.
-record_command_line() {
-  local var words=()
-  for var in CONNECTIONS ROUNDS DURATION WARMUP BIG_DURATION QUICK RINGSIDE_BIN HYPER_BIN SERVER_CPU CLIENT_CPU; do
-    if [[ -v $var ]]; then words+=("$var=$(printf '%q' "${!var}")"); fi
-  done
-  words+=("$(printf '%q' "$0")")
-  for var in "$@"; do words+=("$(printf '%q' "$var")"); done
-  COMMAND_LINE="${words[*]}"
+# The environment variables that shape a run, for the command line in the report's header.
+COMMAND_LINE_VARS=(CONNECTIONS ROUNDS DURATION WARMUP BIG_DURATION QUICK RINGSIDE_BIN HYPER_BIN
+  SERVER_CPU CLIENT_CPU)
+
+# The flags beyond parse_flags' own.
+script_flag() {
+  case $1 in
+    --with-10k) WITH_10K=1 ;;
+    --no-10k) WITH_10K=0 ;;
+    *) return 1 ;;
+  esac
 }
 
 parse_args() {
-  MARKDOWN=""
   WITH_10K=""
-  while (($#)); do
-    case $1 in
-      -h | --help) usage; exit 0 ;;
-      --markdown)
-        (($# >= 2)) || die "--markdown needs a file name"
-        MARKDOWN=$2; shift ;;
-      --markdown=*) MARKDOWN=${1#*=} ;;
-      --with-10k) WITH_10K=1 ;;
-      --no-10k) WITH_10K=0 ;;
-      *) die "unknown argument '$1' (see --help)" ;;
-    esac
-    shift
-  done
+  parse_flags "$@"
   CONNECTIONS=${CONNECTIONS:-10 100 300 1000}
   ROUNDS=${ROUNDS:-3}
   DURATION=$(with_seconds "${DURATION:-8s}")
@@ -99,34 +87,12 @@ parse_args() {
   if [[ -z $WITH_10K ]]; then
     if [[ $QUICK == 1 ]]; then WITH_10K=0; else WITH_10K=1; fi
   fi
-  if [[ -z $MARKDOWN ]]; then
-    MARKDOWN=$REPO_ROOT/results/hello-$(date +%Y-%m-%d-%H%M%S).md
-  fi
-  RAW_TSV=${MARKDOWN%.md}.tsv
+  report_paths hello
 }
 
 # wrk takes "8" as seconds too, but the report reads better with the unit spelled out.
 with_seconds() {
   if [[ $1 =~ ^[0-9]+$ ]]; then echo "${1}s"; else echo "$1"; fi
-}
-
-# seconds_of DURATION: whole seconds of a wrk duration (8s, 2m, 1h); empty if it is not one.
-seconds_of() {
-  [[ $1 =~ ^([0-9]+)([smh])$ ]] || return 0
-  case ${BASH_REMATCH[2]} in
-    s) echo "${BASH_REMATCH[1]}" ;;
-    m) echo $((BASH_REMATCH[1] * 60)) ;;
-    h) echo $((BASH_REMATCH[1] * 3600)) ;;
-  esac
-}
-
-# The servers get one core each; a build running beside them steals part of it, unevenly.
-warn_if_busy() {
-  local load
-  read -r load _ </proc/loadavg
-  if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
-    log "warning: load average is $load; other work on this machine will make the numbers noisy"
-  fi
 }
 
 validate_config() {
@@ -140,22 +106,14 @@ validate_config() {
     [[ $c =~ ^[1-9][0-9]*$ ]] || die "CONNECTIONS must be positive integers, not '$c'"
   done
   [[ -n ${CONNECTIONS// /} ]] || die "CONNECTIONS is empty"
-  [[ $SERVER_CPU != "$CLIENT_CPU" ]] || die "SERVER_CPU and CLIENT_CPU must differ"
-  taskset -c "$SERVER_CPU" true 2>/dev/null || die "cannot pin to core $SERVER_CPU (set SERVER_CPU)"
-  taskset -c "$CLIENT_CPU" true 2>/dev/null ||
-    die "cannot pin to core $CLIENT_CPU: this needs two cores (set CLIENT_CPU)"
+  validate_cores
 }
 
 check_tools() {
   require_tool wrk "install it (apt-get install wrk) or run scripts/setup"
   require_tool nginx "run scripts/setup (or apt-get install nginx-light)"
   require_tool node "install Node.js 20 (run scripts/setup)"
-  require_tool taskset "install util-linux"
-  require_tool curl "install curl (apt-get install curl)"
-  require_tool python3 "install python3"
-  # The interpreter itself, not a version-manager shim (pyenv): a shim is a chain of shell scripts
-  # that would run on the client core at every helper call.
-  PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+  require_run_tools
   [[ -x $RINGSIDE_BIN ]] || die "ringside binary not found at $RINGSIDE_BIN: build it with" \
     "'cmake -S . -B build/release -G Ninja -DCMAKE_BUILD_TYPE=Release && cmake --build build/release'" \
     "or point RINGSIDE_BIN at one"
@@ -164,15 +122,13 @@ check_tools() {
   fi
 }
 
-# The servers and wrk inherit this limit. Only the 10k run truly needs it, so only then is
-# failing to raise it fatal.
-raise_fd_limit() {
-  if ulimit -n "$FD_LIMIT" 2>/dev/null; then return; fi
+# Only the 10k run truly needs FD_LIMIT, so only then is failing to reach it fatal.
+raise_fd_limit_for_runs() {
   if ((WITH_10K)); then
-    die "cannot raise 'ulimit -n' to $FD_LIMIT (hard limit $(ulimit -Hn)); raise the hard limit" \
-      "or skip the 10k run with --no-10k"
+    raise_fd_limit "$FD_LIMIT" "raise the hard limit or skip the 10k run with --no-10k"
+  else
+    raise_fd_limit "$FD_LIMIT"
   fi
-  log "warning: could not raise 'ulimit -n' to $FD_LIMIT; staying at $(ulimit -n)"
 }
 
 contestant_list() {
@@ -194,23 +150,12 @@ wrk_run() {
     url=http://127.0.0.1:$port/plaintext
     script_args=(-- /plaintext "$PIPELINE_DEPTH")
   fi
-  # In the background and then `wait`: bash runs the Ctrl-C trap at once only while it sits in
-  # the wait builtin. A foreground wrk catches SIGINT itself and exits 0, and bash would then carry
-  # on as if nothing had happened.
   taskset -c "$CLIENT_CPU" wrk "${args[@]}" "$url" "${script_args[@]}" >"$output" 2>&1 &
-  local wrk_pid=$! status=0
-  track_pid "$wrk_pid"
-  wait "$wrk_pid" || status=$?
-  untrack_pid "$wrk_pid"
-  if ((status != 0)); then
+  if ! wait_tracked $!; then
     cat "$output" >&2
     die "wrk failed (c=$conns, $scenario); its output is above"
   fi
 }
-
-# Measuring helpers share the client core, so they do not steal cycles from the server.
-PROCTREE=()  # set in main once CLIENT_CPU is known
-proctree() { "${PROCTREE[@]}" "$@"; }
 
 # run_one SCENARIO CONNS ROUND NAME: fresh server, idle RSS, warm-up, measured run; appends one
 # line to RAW_TSV.
@@ -243,7 +188,7 @@ run_one() {
 
   local figures cpu_s
   figures=$("$PYTHON" "$E2E_DIR/lib/hello_report.py" parse-wrk "$dir/wrk.txt")
-  cpu_s=$(awk -v a="$cpu_after" -v b="$cpu_before" 'BEGIN { printf "%.2f", a - b }')
+  cpu_s=$(cpu_seconds_between "$cpu_before" "$cpu_after")
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$scenario" "$conns" "$round" "$name" "$figures" \
     "$cpu_s" "$idle_kib" "$(<"$dir/peak_kib")" >>"$RAW_TSV"
   log "$(progress_line "$scenario" "$conns" "$round" "$name" "$figures" "$cpu_s")"
@@ -253,11 +198,8 @@ run_one() {
 }
 
 # One line per run; the columns after `figures` are those of `hello_report.py parse-wrk`.
-write_raw_header() {
-  local columns=(scenario conns round contestant rps p50_ms p99_ms requests runtime_s err_connect
-    err_read err_write err_timeout non2xx cpu_s idle_rss_kib peak_rss_kib)
-  (IFS=$'\t'; echo "${columns[*]}") >"$RAW_TSV"
-}
+RAW_COLUMNS=(scenario conns round contestant rps p50_ms p99_ms requests runtime_s err_connect
+  err_read err_write err_timeout non2xx cpu_s idle_rss_kib peak_rss_kib)
 
 progress_line() {
   local scenario=$1 conns=$2 round=$3 name=$4 figures=$5 cpu_s=$6
@@ -271,20 +213,10 @@ progress_line() {
 # ---------------------------------------------------------------------------------------------
 # the matrix
 
-# rotated ROUND: the contestants, starting one later each round, so none is always first after
-# the machine has been idle or always last after it has warmed up.
-rotated() {
-  local shift=$(( ($1 - 1) % ${#CONTESTANTS[@]} )) i
-  ROTATED=()
-  for ((i = 0; i < ${#CONTESTANTS[@]}; i++)); do
-    ROTATED+=("${CONTESTANTS[(i + shift) % ${#CONTESTANTS[@]}]}")
-  done
-}
-
 run_matrix() {
   local round conns name
   for ((round = 1; round <= ROUNDS; round++)); do
-    rotated "$round"
+    rotated "$round" "${CONTESTANTS[@]}"
     for conns in $CONNECTIONS; do
       for name in "${ROTATED[@]}"; do run_one plain "$conns" "$round" "$name"; done
     done
@@ -311,21 +243,9 @@ estimate_minutes() {
 # ---------------------------------------------------------------------------------------------
 # report
 
-# first_line COMMAND...: its first line of output; `wrk -v` prints its version but exits 1.
-first_line() { { "$@" 2>&1 || true; } | head -n 1; }
-
 environment_meta() {
-  local commit dirty="" cpu_model
-  cpu_model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
-  commit=$(git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown)
-  # Read-only: GIT_OPTIONAL_LOCKS=0 stops status from rewriting the index while someone works.
-  if [[ -n $(GIT_OPTIONAL_LOCKS=0 git -C "$REPO_ROOT" status --porcelain --untracked-files=no \
-    2>/dev/null) ]]; then dirty=" (with uncommitted changes)"; fi
-  META=(
-    --meta "date=$(date '+%Y-%m-%d %H:%M:%S %Z')"
-    --meta "ringside=$commit$dirty, $RINGSIDE_BIN"
-    --meta "host=$(uname -srm), $(nproc) cores, ${cpu_model:-unknown CPU}"
-    --meta "load average (1/5/15 min)=start $LOAD_AT_START, end $(cut -d' ' -f1-3 /proc/loadavg)"
+  run_meta
+  META+=(
     --meta "net.core.somaxconn=$(cat /proc/sys/net/core/somaxconn)"
     --meta "versions=$(first_line nginx -v), node $(node --version), $(first_line wrk -v | cut -d' ' -f1-2)"
     --meta "settings=CONNECTIONS=\"$CONNECTIONS\" ROUNDS=$ROUNDS DURATION=$DURATION WARMUP=$WARMUP BIG_DURATION=$BIG_DURATION, server on core $SERVER_CPU, wrk -t1 on core $CLIENT_CPU"
@@ -341,23 +261,15 @@ write_report() {
 }
 
 main() {
-  record_command_line "$@"
+  record_command_line "${COMMAND_LINE_VARS[*]}" "$@"
   parse_args "$@"
   check_tools
   validate_config
-  raise_fd_limit
+  raise_fd_limit_for_runs
   contestant_list
-  PROCTREE=(taskset -c "$CLIENT_CPU" "$PYTHON" "$E2E_DIR/lib/proctree.py")
+  pin_proctree
 
-  install_cleanup_trap
-  BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringside-hello.XXXXXX")
-  mkdir -p "$(dirname "$MARKDOWN")"
-  write_raw_header
-
-  echo "$COMMAND_LINE"
-  # Other work on a shared machine skews every contestant; the report shows how busy it was.
-  LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
-  warn_if_busy
+  start_run hello "${RAW_COLUMNS[@]}"
   log "contestants: ${CONTESTANTS[*]}; c = $CONNECTIONS; $ROUNDS round(s) of $DURATION" \
     "(+$WARMUP warm-up); pipelined c=$PIPELINE_CONNECTIONS; 10k run: $( ((WITH_10K)) && echo yes || echo no)" \
     "- about $(estimate_minutes) min"

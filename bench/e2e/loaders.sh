@@ -6,9 +6,8 @@
 set -euo pipefail
 
 E2E_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-REPO_ROOT=$(cd "$E2E_DIR/../.." && pwd)
-# shellcheck source=SCRIPTDIR/lib/common.sh
-source "$E2E_DIR/lib/common.sh"
+# shellcheck source=SCRIPTDIR/lib/run.sh
+source "$E2E_DIR/lib/run.sh"
 # shellcheck source=SCRIPTDIR/lib/contestants.sh
 source "$E2E_DIR/lib/contestants.sh"
 # shellcheck source=SCRIPTDIR/lib/generators.sh
@@ -54,30 +53,14 @@ EOF
 # ---------------------------------------------------------------------------------------------
 # configuration
 
-# The exact invocation, with the environment overrides that shaped it, for the report's header.
-record_command_line() {
-  local var words=()
-  for var in ROUNDS DURATION CONNECTIONS GENERATORS RINGSIDE_BIN SERVER_CPU CLIENT_CPU; do
-    if [[ -v $var ]]; then words+=("$var=$(printf '%q' "${!var}")"); fi
-  done
-  words+=("$(printf '%q' "$0")")
-  for var in "$@"; do words+=("$(printf '%q' "$var")"); done
-  COMMAND_LINE="${words[*]}"
-}
+# The environment variables that shape a run, for the command line in the report's header.
+COMMAND_LINE_VARS=(ROUNDS DURATION CONNECTIONS GENERATORS RINGSIDE_BIN SERVER_CPU CLIENT_CPU)
+
+# No flags beyond parse_flags' own.
+script_flag() { return 1; }
 
 parse_args() {
-  MARKDOWN=""
-  while (($#)); do
-    case $1 in
-      -h | --help) usage; exit 0 ;;
-      --markdown)
-        (($# >= 2)) || die "--markdown needs a file name"
-        MARKDOWN=$2; shift ;;
-      --markdown=*) MARKDOWN=${1#*=} ;;
-      *) die "unknown argument '$1' (see --help)" ;;
-    esac
-    shift
-  done
+  parse_flags "$@"
   ROUNDS=${ROUNDS:-3}
   DURATION=${DURATION:-10s}
   CONNECTIONS=${CONNECTIONS:-100}
@@ -85,34 +68,12 @@ parse_args() {
   RINGSIDE_BIN=${RINGSIDE_BIN:-$REPO_ROOT/build/release/apps/ringside}
   SERVER_CPU=${SERVER_CPU:-0}
   CLIENT_CPU=${CLIENT_CPU:-1}
-  if [[ -z $MARKDOWN ]]; then
-    MARKDOWN=$REPO_ROOT/results/loaders-$(date +%Y-%m-%d-%H%M%S).md
-  fi
-  RAW_TSV=${MARKDOWN%.md}.tsv
-}
-
-# seconds_of DURATION: whole seconds of 10, 10s, 2m or 1h; empty if it is none of these. Every
-# generator gets plain seconds, since each spells units its own way (or not at all: ab).
-seconds_of() {
-  [[ $1 =~ ^([0-9]+)([smh]?)$ ]] || return 0
-  case ${BASH_REMATCH[2]} in
-    s | "") echo "${BASH_REMATCH[1]}" ;;
-    m) echo $((BASH_REMATCH[1] * 60)) ;;
-    h) echo $((BASH_REMATCH[1] * 3600)) ;;
-  esac
-}
-
-# The generators get one core each in turn; a build running beside them steals part of it.
-warn_if_busy() {
-  local load
-  read -r load _ </proc/loadavg
-  if awk -v l="$load" 'BEGIN { exit !(l > 0.5) }'; then
-    log "warning: load average is $load; other work on this machine will make the numbers noisy"
-  fi
+  report_paths loaders
 }
 
 validate_config() {
   [[ $ROUNDS =~ ^[1-9][0-9]*$ ]] || die "ROUNDS must be a positive integer, not '$ROUNDS'"
+  # Every generator gets plain seconds, since each spells units its own way (or not at all: ab).
   DURATION_S=$(seconds_of "$DURATION")
   [[ -n $DURATION_S && $DURATION_S != 0 ]] ||
     die "DURATION must look like 10, 10s, 2m or 1h, not '$DURATION'"
@@ -124,21 +85,13 @@ validate_config() {
       die "unknown generator '$name' in GENERATORS (known: ${ALL_GENERATORS[*]})"
   done
   [[ -n ${GENERATORS// /} ]] || die "GENERATORS is empty"
-  [[ $SERVER_CPU != "$CLIENT_CPU" ]] || die "SERVER_CPU and CLIENT_CPU must differ"
-  taskset -c "$SERVER_CPU" true 2>/dev/null || die "cannot pin to core $SERVER_CPU (set SERVER_CPU)"
-  taskset -c "$CLIENT_CPU" true 2>/dev/null ||
-    die "cannot pin to core $CLIENT_CPU: this needs two cores (set CLIENT_CPU)"
+  validate_cores
 }
 
 # What the benchmark itself stands on; a missing generator only drops that generator.
 check_tools() {
   require_tool nginx "run scripts/setup (or apt-get install nginx-light)"
-  require_tool taskset "install util-linux"
-  require_tool curl "install curl (apt-get install curl)"
-  require_tool python3 "install python3"
-  # The interpreter itself, not a version-manager shim (pyenv): a shim is a chain of shell scripts
-  # that would run on the client core at every helper call.
-  PYTHON=$(python3 -c 'import sys; print(sys.executable)')
+  require_run_tools
   # A binary named explicitly is a promise; the default one may just not be built yet.
   if [[ -v RINGSIDE_BIN_GIVEN && ! -x $RINGSIDE_BIN ]]; then
     die "RINGSIDE_BIN=$RINGSIDE_BIN is not an executable file"
@@ -164,36 +117,20 @@ choose_generators() {
   ((${#RUNNABLE[@]})) || die "none of the generators ($GENERATORS) can run here; see above"
 }
 
-# Every generator and nginx inherit this; the default 1024 runs out near 1000 connections.
-raise_fd_limit() {
-  local wanted=$((CONNECTIONS * 2 + 1024))
-  if (($(ulimit -n) >= wanted)) || ulimit -n "$wanted" 2>/dev/null; then return; fi
-  log "warning: could not raise 'ulimit -n' to $wanted; staying at $(ulimit -n)"
-}
-
 # ---------------------------------------------------------------------------------------------
 # one run
 
 RUN_NUMBER=0
-
-# Measuring helpers share the client core, so they do not steal cycles from nginx.
-PROCTREE=()  # set in main once CLIENT_CPU is known
-proctree() { "${PROCTREE[@]}" "$@"; }
 
 # generator_run NAME PORT DIR: the load itself, pinned to the client core, under rusage.py, which
 # writes the generator's wall, user and sys seconds to DIR/rusage. Returns the generator's status.
 generator_run() {
   local name=$1 port=$2 dir=$3
   generator_command "$name" "http://127.0.0.1:$port/" "$CONNECTIONS" "$DURATION_S"
-  # In the background and then `wait`: bash runs the Ctrl-C trap at once only while it sits in the
-  # wait builtin; rusage.py passes the cleanup's SIGTERM on to the generator.
+  # rusage.py passes the cleanup's SIGTERM on to the generator.
   taskset -c "$CLIENT_CPU" "$PYTHON" "$E2E_DIR/lib/rusage.py" "$dir/rusage" -- "${GEN_CMD[@]}" \
     >"$dir/stdout.txt" 2>"$dir/stderr.txt" &
-  local pid=$! status=0
-  track_pid "$pid"
-  wait "$pid" || status=$?
-  untrack_pid "$pid"
-  return "$status"
+  wait_tracked $!
 }
 
 # run_one ROUND NAME: a fresh nginx, one generator run against it; appends one line to RAW_TSV. A
@@ -222,7 +159,7 @@ run_one() {
     record_failure "$round" "$name" "$dir" "its output was unreadable"; return
   fi
   local nginx_cpu rusage
-  nginx_cpu=$(awk -v a="$nginx_after" -v b="$nginx_before" 'BEGIN { printf "%.2f", a - b }')
+  nginx_cpu=$(cpu_seconds_between "$nginx_before" "$nginx_after")
   rusage=$(<"$dir/rusage")
   raw_line "$round" "$name" ok "$figures" "$rusage" "$nginx_cpu" ""
   log "$(progress_line "$round" "$name" "$figures" "$rusage" "$nginx_cpu")"
@@ -240,11 +177,8 @@ record_failure() {
 
 # One line per run (or per skipped generator): figures are `loaders_report.py parse`'s columns,
 # rusage is rusage.py's.
-write_raw_header() {
-  local columns=(round generator status completed elapsed_s errors wall_s user_s sys_s
-    nginx_cpu_s note)
-  (IFS=$'\t'; echo "${columns[*]}") >"$RAW_TSV"
-}
+RAW_COLUMNS=(round generator status completed elapsed_s errors wall_s user_s sys_s nginx_cpu_s
+  note)
 
 raw_line() {
   local round=$1 name=$2 status=$3 figures=$4 rusage=$5 nginx_cpu=$6 note=$7
@@ -268,20 +202,10 @@ progress_line() {
 # ---------------------------------------------------------------------------------------------
 # the rounds
 
-# rotated ROUND: the generators, starting one later each round, so none is always first after the
-# machine has been idle or always last after it has warmed up.
-rotated() {
-  local shift=$(( ($1 - 1) % ${#RUNNABLE[@]} )) i
-  ROTATED=()
-  for ((i = 0; i < ${#RUNNABLE[@]}; i++)); do
-    ROTATED+=("${RUNNABLE[(i + shift) % ${#RUNNABLE[@]}]}")
-  done
-}
-
 run_rounds() {
   local round name
   for ((round = 1; round <= ROUNDS; round++)); do
-    rotated "$round"
+    rotated "$round" "${RUNNABLE[@]}"
     for name in "${ROTATED[@]}"; do run_one "$round" "$name"; done
   done
 }
@@ -295,11 +219,6 @@ estimate_minutes() {
 # ---------------------------------------------------------------------------------------------
 # report
 
-# first_line COMMAND...: its first line of output; `wrk -v` prints its version but exits 1.
-first_line() { { "$@" 2>&1 || true; } | head -n 1; }
-
-repo_commit() { git -C "$REPO_ROOT" rev-parse --short HEAD 2>/dev/null || echo unknown; }
-
 generator_version() {
   case $1 in
     ringside) echo "ringside load $(repo_commit)" ;;
@@ -312,17 +231,10 @@ generator_version() {
 }
 
 environment_meta() {
-  local cpu_model name versions="" dirty=""
-  cpu_model=$(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | cut -d: -f2- | sed 's/^ *//' || true)
-  # Read-only: GIT_OPTIONAL_LOCKS=0 stops status from rewriting the index while someone works.
-  if [[ -n $(GIT_OPTIONAL_LOCKS=0 git -C "$REPO_ROOT" status --porcelain --untracked-files=no \
-    2>/dev/null) ]]; then dirty=" (with uncommitted changes)"; fi
+  local name versions=""
   for name in "${RUNNABLE[@]}"; do versions+="; $(generator_version "$name")"; done
-  META=(
-    --meta "date=$(date '+%Y-%m-%d %H:%M:%S %Z')"
-    --meta "ringside=$(repo_commit)$dirty, $RINGSIDE_BIN"
-    --meta "host=$(uname -srm), $(nproc) cores, ${cpu_model:-unknown CPU}"
-    --meta "load average (1/5/15 min)=start $LOAD_AT_START, end $(cut -d' ' -f1-3 /proc/loadavg)"
+  run_meta
+  META+=(
     --meta "versions=$(first_line nginx -v | sed 's/^nginx version: //')$versions"
     --meta "settings=ROUNDS=$ROUNDS DURATION=${DURATION_S}s CONNECTIONS=$CONNECTIONS, nginx on core $SERVER_CPU, generators on core $CLIENT_CPU"
   )
@@ -347,25 +259,18 @@ record_skipped() {
 }
 
 main() {
-  record_command_line "$@"
+  record_command_line "${COMMAND_LINE_VARS[*]}" "$@"
   if [[ -v RINGSIDE_BIN ]]; then RINGSIDE_BIN_GIVEN=1; fi
   parse_args "$@"
   check_tools
   validate_config
-  raise_fd_limit
+  # Every generator and nginx inherit this; the default 1024 runs out near 1000 connections.
+  raise_fd_limit $((CONNECTIONS * 2 + 1024))
   choose_generators
-  PROCTREE=(taskset -c "$CLIENT_CPU" "$PYTHON" "$E2E_DIR/lib/proctree.py")
+  pin_proctree
 
-  install_cleanup_trap
-  BENCH_TMP=$(mktemp -d "${TMPDIR:-/tmp}/ringside-loaders.XXXXXX")
-  mkdir -p "$(dirname "$MARKDOWN")"
-  write_raw_header
+  start_run loaders "${RAW_COLUMNS[@]}"
   record_skipped
-
-  echo "$COMMAND_LINE"
-  # Other work on a shared machine skews every generator; the report shows how busy it was.
-  LOAD_AT_START=$(cut -d' ' -f1-3 /proc/loadavg)
-  warn_if_busy
   log "generators: ${RUNNABLE[*]}; c=$CONNECTIONS; $ROUNDS round(s) of ${DURATION_S}s" \
     "- about $(estimate_minutes) min"
   run_rounds

@@ -51,6 +51,18 @@ untrack_pid() {
   BENCH_PIDS=("${kept[@]}")
 }
 
+# wait_tracked PID: wait for a client started with `&`, tracked meanwhile so that the cleanup trap
+# stops it; returns its status. In the background and then `wait` because bash runs the Ctrl-C trap
+# at once only while it sits in the wait builtin: a foreground wrk catches SIGINT itself and exits
+# 0, and bash would then carry on as if nothing had happened.
+wait_tracked() {
+  local status=0
+  track_pid "$1"
+  wait "$1" || status=$?
+  untrack_pid "$1"
+  return "$status"
+}
+
 # stop_pid PID: SIGTERM, give it 5 s to drain, then SIGKILL; reap it so no zombie skews /proc scans.
 stop_pid() {
   local pid=$1 i

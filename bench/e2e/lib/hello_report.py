@@ -11,51 +11,34 @@
 """
 import argparse
 import math
-import re
 import statistics
 import sys
 from collections import OrderedDict
 
+from report_common import (NAN, add_report_arguments, find, markdown_table, median_and_mad_pct,
+                           medians_of, ratio, read_tsv, text_table, wrk_errors, wrk_requests,
+                           wrk_seconds, write_markdown_foot, write_markdown_head)
+
 PEER = "nginx"  # every ratio is against this contestant, measured in the same run
-NAN = float("nan")
-TIME_UNITS_MS = {"us": 1e-3, "ms": 1.0, "s": 1e3, "m": 60e3, "h": 3600e3}
 
 
 # ---------------------------------------------------------------------------------------------
 # wrk output
 
-def parse_time_ms(text):
-    match = re.fullmatch(r"([\d.]+)(us|ms|s|m|h)", text)
-    if not match:
-        raise ValueError(f"unrecognised wrk time '{text}'")
-    return float(match.group(1)) * TIME_UNITS_MS[match.group(2)]
-
-
 def parse_wrk(text):
-    """Returns the figures of one wrk run; wrk omits the error lines when there were none."""
-    def find(pattern, default=None):
-        match = re.search(pattern, text, re.MULTILINE)
-        if match:
-            return match.groups()
-        if default is None:
-            raise ValueError(f"wrk output lacks /{pattern}/ (did wrk fail? output:\n{text})")
-        return default
-
-    (rps,) = find(r"^Requests/sec:\s+([\d.]+)")
-    (p50,) = find(r"^\s+50%\s+(\S+)")
-    (p99,) = find(r"^\s+99%\s+(\S+)")
-    requests, runtime = find(r"^\s+(\d+) requests in ([\d.]+[a-z]+),")
-    socket = find(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                  ("0", "0", "0", "0"))
-    (non2xx,) = find(r"Non-2xx or 3xx responses: (\d+)", ("0",))
-    p50_ms, p99_ms = parse_time_ms(p50), parse_time_ms(p99)
+    """Returns the figures of one wrk run."""
+    (rps,) = find(r"^Requests/sec:\s+([\d.]+)", text, "wrk")
+    (p50,) = find(r"^\s+50%\s+(\S+)", text, "wrk")
+    (p99,) = find(r"^\s+99%\s+(\S+)", text, "wrk")
+    requests, runtime_s = wrk_requests(text)
+    p50_ms, p99_ms = wrk_seconds(p50) * 1e3, wrk_seconds(p99) * 1e3
     # wrk 4.1.0's coordinated-omission correction can add samples below the histogram's minimum,
     # which its percentile walk never reaches: it then prints 0 (or a p99 under the p50). Such a
     # histogram is corrupt as a whole, so record no latency rather than a wrong one.
     if p50_ms <= 0 or p99_ms <= 0 or p99_ms < p50_ms:
         p50_ms = p99_ms = NAN
-    runtime_s = parse_time_ms(runtime) / 1000
-    return [rps, f"{p50_ms:.4f}", f"{p99_ms:.4f}", requests, f"{runtime_s:.2f}", *socket, non2xx]
+    return [rps, f"{p50_ms:.4f}", f"{p99_ms:.4f}", str(requests), f"{runtime_s:.2f}",
+            *map(str, wrk_errors(text))]
 
 
 # ---------------------------------------------------------------------------------------------
@@ -67,20 +50,16 @@ FLOAT_FIELDS = ("rps", "p50_ms", "p99_ms", "runtime_s", "cpu_s")
 
 
 def read_runs(path):
-    with open(path) as f:
-        header = f.readline().rstrip("\n").split("\t")
-        runs = []
-        for line in f:
-            run = dict(zip(header, line.rstrip("\n").split("\t")))
-            for key in INT_FIELDS:
-                run[key] = int(run[key])
-            for key in FLOAT_FIELDS:
-                run[key] = float(run[key])
-            run["errors"] = sum(run[k] for k in ("err_connect", "err_read", "err_write",
-                                                  "err_timeout", "non2xx"))
-            run["cpu_per_100k"] = run["cpu_s"] / run["requests"] * 1e5 if run["requests"] else 0.0
-            run["cpu_busy_pct"] = 100 * run["cpu_s"] / run["runtime_s"] if run["runtime_s"] else 0.0
-            runs.append(run)
+    runs = read_tsv(path)
+    for run in runs:
+        for key in INT_FIELDS:
+            run[key] = int(run[key])
+        for key in FLOAT_FIELDS:
+            run[key] = float(run[key])
+        run["errors"] = sum(run[k] for k in ("err_connect", "err_read", "err_write",
+                                              "err_timeout", "non2xx"))
+        run["cpu_per_100k"] = run["cpu_s"] / run["requests"] * 1e5 if run["requests"] else 0.0
+        run["cpu_busy_pct"] = 100 * run["cpu_s"] / run["runtime_s"] if run["runtime_s"] else 0.0
     return runs
 
 
@@ -92,13 +71,11 @@ def median_known(values):
 
 def summarise(runs):
     """Median of each figure over the rounds of one contestant in one scenario."""
-    rps = [r["rps"] for r in runs]
-    median_rps = statistics.median(rps)
-    mad = statistics.median(abs(x - median_rps) for x in rps)
+    median_rps, mad_pct = median_and_mad_pct([r["rps"] for r in runs])
     return {
         "rounds": len(runs),
         "rps": median_rps,
-        "rps_mad_pct": 100.0 * mad / median_rps if median_rps else 0.0,
+        "rps_mad_pct": mad_pct,
         "p50_ms": median_known([r["p50_ms"] for r in runs]),
         "p99_ms": median_known([r["p99_ms"] for r in runs]),
         "cpu_per_100k": statistics.median(r["cpu_per_100k"] for r in runs),
@@ -119,10 +96,6 @@ def group(runs):
         groups.setdefault((run["scenario"], run["conns"]), OrderedDict()) \
             .setdefault(run["contestant"], []).append(run)
     return groups
-
-
-def ratio(value, peer):
-    return f"{value / peer:.2f}x" if peer else "n/a"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -172,27 +145,12 @@ def memory_table(by_contestant):
 
 
 def title(scenario, conns, rounds):
-    medians = f"median of {rounds} round{'s' if rounds != 1 else ''}"
+    medians = medians_of(rounds)
     if scenario == "pipeline":
         return f"c={conns}, pipelined depth 16, GET /plaintext ({medians}; no latency, see notes)"
     if scenario == "10k":
         return f"c={conns}, peak RSS under 10k connections, GET / ({medians})"
     return f"c={conns}, GET / ({medians})"
-
-
-def text_table(header, rows):
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *rows)]
-    def line(cells):
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
-
-
-def markdown_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
 
 
 def report(args):
@@ -209,15 +167,10 @@ def report(args):
         md_parts.append(f"### {heading}\n\n{markdown_table(header, rows)}\n")
     print("\n".join(text_parts))
 
-    meta = [m.split("=", 1) for m in args.meta]
     with open(args.markdown, "w") as f:
-        f.write("# ringside hello-world benchmark\n\n")
-        f.write(f"```sh\n{args.command}\n```\n\n")
-        for key, value in meta:
-            f.write(f"- **{key}**: {value}\n")
-        f.write("\n" + NOTES + "\n")
+        write_markdown_head(f, "ringside hello-world benchmark", args, NOTES)
         f.write("\n".join(md_parts))
-        f.write(f"\nRaw per-run data: `{args.raw_name}`\n")
+        write_markdown_foot(f, args)
 
 
 NOTES = """\
@@ -245,12 +198,7 @@ def main():
     sub = parser.add_subparsers(dest="command_name", required=True)
     parse = sub.add_parser("parse-wrk")
     parse.add_argument("wrk_output")
-    rep = sub.add_parser("report")
-    rep.add_argument("raw")
-    rep.add_argument("--markdown", required=True)
-    rep.add_argument("--command", required=True)
-    rep.add_argument("--raw-name", default="")
-    rep.add_argument("--meta", action="append", default=[])
+    add_report_arguments(sub)
     args = parser.parse_args()
     if args.command_name == "parse-wrk":
         with open(args.wrk_output) as f:
@@ -259,7 +207,6 @@ def main():
             except ValueError as error:
                 sys.exit(f"hello_report.py: {error}")
     else:
-        args.raw_name = args.raw_name or args.raw
         report(args)
 
 

@@ -19,36 +19,23 @@ import sys
 from collections import OrderedDict
 from datetime import datetime
 
+from report_common import (add_report_arguments, find, markdown_table, median_and_mad_pct,
+                           medians_of, ratio, read_tsv, seconds, text_table, wrk_errors,
+                           wrk_requests, write_markdown_foot, write_markdown_head)
+
 PEER = "wrk"  # every ratio is against this generator, measured in the same run
 SUBJECT = "ringside"
 LABELS = {"ringside": "ringside load"}
 # The goals of ringside load, as ratios to wrk: (figure, label, minimum).
 GOALS = (("rpcs", "req per CPU-s", 1.2), ("rps", "req/s", 1.0))
-SECONDS = {"us": 1e-6, "ms": 1e-3, "s": 1.0, "m": 60.0, "h": 3600.0}
 
 
 # ---------------------------------------------------------------------------------------------
 # each generator's output
 
-def find(pattern, text, name, default=None):
-    match = re.search(pattern, text, re.MULTILINE)
-    if match:
-        return match.groups()
-    if default is None:
-        raise ValueError(f"{name} output lacks /{pattern}/ (did {name} fail? output:\n{text})")
-    return default
-
-
-def seconds(value, unit):
-    return float(value) * SECONDS[unit]
-
-
 def parse_wrk(text):
-    count, value, unit = find(r"^\s*(\d+) requests in ([\d.]+)(us|ms|s|m|h),", text, "wrk")
-    socket = find(r"Socket errors: connect (\d+), read (\d+), write (\d+), timeout (\d+)",
-                  text, "wrk", ("0",) * 4)
-    (non2xx,) = find(r"Non-2xx or 3xx responses: (\d+)", text, "wrk", ("0",))
-    return int(count), seconds(value, unit), sum(map(int, socket)) + int(non2xx)
+    count, elapsed = wrk_requests(text)
+    return count, elapsed, sum(wrk_errors(text))
 
 
 def parse_hey(text):
@@ -111,9 +98,7 @@ PARSERS = {"ringside": parse_ringside, "wrk": parse_wrk, "hey": parse_hey, "ab":
 
 def read_runs(path):
     """Every line of RAW_TSV as a dict, with the figures derived from the measured ones."""
-    with open(path) as f:
-        header = f.readline().rstrip("\n").split("\t")
-        runs = [dict(zip(header, line.rstrip("\n").split("\t"))) for line in f]
+    runs = read_tsv(path)
     for run in runs:
         if run["status"] != "ok":
             continue
@@ -143,12 +128,10 @@ def summarise(runs, rounds):
                "note": next((r["note"] for r in runs if r["status"] != "ok"), "")}
     if not ok:
         return summary
-    rps = [r["rps"] for r in ok]
-    median_rps = statistics.median(rps)
-    mad = statistics.median(abs(x - median_rps) for x in rps)
+    median_rps, mad_pct = median_and_mad_pct([r["rps"] for r in ok])
     summary.update({
         "rps": median_rps,
-        "rps_mad_pct": 100.0 * mad / median_rps if median_rps else 0.0,
+        "rps_mad_pct": mad_pct,
         "rpcs": statistics.median(r["rpcs"] for r in ok),
         "cpu_pct": statistics.median(r["cpu_pct"] for r in ok),
         "nginx_pct": statistics.median(r["nginx_pct"] for r in ok),
@@ -156,10 +139,6 @@ def summarise(runs, rounds):
         "errors": sum(r["errors"] for r in ok),
     })
     return summary
-
-
-def ratio(value, peer):
-    return f"{value / peer:.2f}x" if peer else "n/a"
 
 
 # ---------------------------------------------------------------------------------------------
@@ -210,31 +189,6 @@ def goal_lines(stats, runs):
     return lines
 
 
-def is_note_row(cells):
-    """A generator that never ran: its name and why, with every other cell empty."""
-    return not any(cells[2:])
-
-
-def text_table(header, rows):
-    measured = [row for row in rows if not is_note_row(row)]
-    widths = [max(len(str(cell)) for cell in column) for column in zip(header, *measured)]
-    widths[0] = max(len(row[0]) for row in [header] + rows)
-
-    def line(cells):
-        if is_note_row(cells):
-            return f"{cells[0].ljust(widths[0])}  {cells[1]}"
-        return "  ".join(c.ljust(w) if i == 0 else c.rjust(w)
-                         for i, (c, w) in enumerate(zip(cells, widths)))
-    return "\n".join([line(header), "  ".join("-" * w for w in widths)] + [line(r) for r in rows])
-
-
-def markdown_table(header, rows):
-    lines = ["| " + " | ".join(header) + " |",
-             "|" + "|".join(["---"] + ["---:"] * (len(header) - 1)) + "|"]
-    lines += ["| " + " | ".join(cell.replace("|", "\\|") for cell in row) + " |" for row in rows]
-    return "\n".join(lines)
-
-
 def report(args):
     runs = read_runs(args.raw)
     rounds = max((int(r["round"]) for r in runs if r["round"].isdigit()), default=0)
@@ -246,25 +200,19 @@ def report(args):
                         for name in order)
     rows = table_rows(stats)
     goals = goal_lines(stats, runs)
-    heading = (f"load generators against nginx, c={args.connections}, "
-               f"median of {rounds} round{'s' if rounds != 1 else ''}")
+    heading = f"load generators against nginx, c={args.connections}, {medians_of(rounds)}"
     print(f"== {heading}\n{text_table(HEADER, rows)}\n")
     print("\n".join(goals))
 
-    meta = [m.split("=", 1) for m in args.meta]
     invocations = [i.split("=", 1) for i in args.invocation]
     with open(args.markdown, "w") as f:
-        f.write("# ringside load-generator benchmark\n\n")
-        f.write(f"```sh\n{args.command}\n```\n\n")
-        for key, value in meta:
-            f.write(f"- **{key}**: {value}\n")
-        f.write("\n" + NOTES + "\n")
+        write_markdown_head(f, "ringside load-generator benchmark", args, NOTES)
         f.write(f"### {heading}\n\n{markdown_table(HEADER, rows)}\n\n")
         f.write("".join(f"- {line}\n" for line in goals))
         f.write("\n### Invocations\n\n")
         f.write("".join(f"- {LABELS.get(name, name)}: `{command}`\n"
                         for name, command in invocations))
-        f.write(f"\nRaw per-run data: `{args.raw_name}`\n")
+        write_markdown_foot(f, args)
 
 
 NOTES = """\
@@ -293,13 +241,8 @@ def main():
     parse = sub.add_parser("parse")
     parse.add_argument("generator", choices=sorted(PARSERS))
     parse.add_argument("output")
-    rep = sub.add_parser("report")
-    rep.add_argument("raw")
-    rep.add_argument("--markdown", required=True)
-    rep.add_argument("--command", required=True)
+    rep = add_report_arguments(sub)
     rep.add_argument("--connections", required=True)
-    rep.add_argument("--raw-name", default="")
-    rep.add_argument("--meta", action="append", default=[])
     rep.add_argument("--invocation", action="append", default=[])
     args = parser.parse_args()
     if args.command_name == "parse":
@@ -312,7 +255,6 @@ def main():
                 sys.exit(f"loaders_report.py: {args.generator}: {error}")
         print(f"{completed}\t{elapsed:.3f}\t{errors}")
     else:
-        args.raw_name = args.raw_name or args.raw
         report(args)
 
 
