@@ -66,7 +66,15 @@ int EventLoop::run_once(Duration max_wait) {
   if (max_wait < Duration::zero()) max_wait = Duration::zero();
   const auto ns = std::chrono::duration_cast<std::chrono::nanoseconds>(max_wait).count();
   timespec timeout{static_cast<time_t>(ns / 1'000'000'000), static_cast<long>(ns % 1'000'000'000)};
-  int n = epoll_pwait2(epoll_fd_, events_->data(), kMaxEventsPerTurn, &timeout, nullptr);
+  int n = -1;
+  if (has_pwait2_) {
+    n = epoll_pwait2(epoll_fd_, events_->data(), kMaxEventsPerTurn, &timeout, nullptr);
+    if (n < 0 && errno == ENOSYS) has_pwait2_ = false;  // kernels before 5.11, valgrind
+  }
+  if (!has_pwait2_) {
+    auto ms = std::chrono::ceil<std::chrono::milliseconds>(max_wait).count();
+    n = epoll_wait(epoll_fd_, events_->data(), kMaxEventsPerTurn, static_cast<int>(ms));
+  }
   now_ = Clock::now();
   for (int i = 0; i < n; ++i) {
     auto& ev = (*events_)[i];

@@ -53,6 +53,7 @@ class EventLoop {
  private:
   static constexpr int kMaxEventsPerTurn = 512;
   int epoll_fd_ = -1;
+  bool has_pwait2_ = true;  // nanosecond waits; else epoll_wait with whole milliseconds
   TimePoint now_;
   std::array<epoll_event, kMaxEventsPerTurn>* events_;
 };
