@@ -19,7 +19,8 @@ usage() {
   cat <<EOF
 usage: bench/e2e/hello.sh [--markdown FILE] [--with-10k | --no-10k] [--help]
 
-Hello-world HTTP benchmark of ringside against nginx, node:http and (if HYPER_BIN is set) hyper.
+Hello-world HTTP benchmark of ringside against nginx, node:http, the floor (a bare epoll loop,
+contestants/floor.c) and (if HYPER_BIN is set) hyper.
 Each server runs on core SERVER_CPU, wrk -t1 on core CLIENT_CPU. For every connection count,
 ROUNDS rounds interleave the contestants; each run starts a fresh server, records its idle RSS,
 warms it up for WARMUP, then measures for DURATION: req/s, p50/p99 latency, errors, server CPU
@@ -112,6 +113,7 @@ validate_config() {
 check_tools() {
   require_tool wrk "install it (apt-get install wrk) or run scripts/setup"
   require_tool nginx "run scripts/setup (or apt-get install nginx-light)"
+  require_tool cc "run scripts/setup (or apt-get install gcc)"
   require_tool node "install Node.js 20 (run scripts/setup)"
   require_run_tools
   [[ -x $RINGSIDE_BIN ]] || die "ringside binary not found at $RINGSIDE_BIN: build it with" \
@@ -132,7 +134,7 @@ raise_fd_limit_for_runs() {
 }
 
 contestant_list() {
-  CONTESTANTS=(ringside nginx node)
+  CONTESTANTS=(ringside nginx node floor)
   if [[ -n $HYPER_BIN ]]; then CONTESTANTS+=(hyper); fi
 }
 

@@ -33,6 +33,15 @@ start_node() {
   SERVER_PID=$!
 }
 
+# The floor (contestants/floor.c): a bare epoll loop that counts request ends and sends canned
+# responses, the yardstick for CPU per request. Compiled per run; it takes a second at most.
+start_floor() {
+  local port=$1 dir=$2
+  cc -O2 -o "$dir/floor" "$E2E_DIR/contestants/floor.c" 2>"$dir/stderr.log" || return 0
+  taskset -c "$SERVER_CPU" "$dir/floor" "$port" >"$dir/stdout.log" 2>>"$dir/stderr.log" &
+  SERVER_PID=$!
+}
+
 # The hyper binary comes from elsewhere; its contract: `$HYPER_BIN --port PORT` (PORT is also in
 # the environment) serves the same hello bodies on 127.0.0.1 on a single-threaded runtime.
 start_hyper() {

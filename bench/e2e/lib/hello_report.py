@@ -20,6 +20,7 @@ from report_common import (NAN, add_report_arguments, find, markdown_table, medi
                            wrk_seconds, write_markdown_foot, write_markdown_head)
 
 PEER = "nginx"  # every ratio is against this contestant, measured in the same run
+FLOOR = "floor"  # the bare epoll loop: CPU per request is also divided by its
 
 
 # ---------------------------------------------------------------------------------------------
@@ -115,8 +116,10 @@ def throughput_table(by_contestant, with_latency=True):
     """with_latency=False for pipelined runs: wrk times a batch there, not a request."""
     stats = {name: summarise(runs) for name, runs in by_contestant.items()}
     peer = stats.get(PEER)
+    floor = stats.get(FLOOR)
     header = ["contestant", "req/s", "+-MAD", "p50", "p99", "CPU-s/100k req", "server CPU",
-              "idle RSS MiB", "peak RSS MiB", "errors", "req/s vs nginx", "CPU/req vs nginx"]
+              "idle RSS MiB", "peak RSS MiB", "errors", "req/s vs nginx", "CPU/req vs nginx",
+              "CPU/req vs floor"]
     rows = []
     for name, s in stats.items():
         rows.append([name, f"{s['rps']:,.0f}", f"{s['rps_mad_pct']:.1f}%", fmt_ms(s["p50_ms"]),
@@ -124,7 +127,8 @@ def throughput_table(by_contestant, with_latency=True):
                      f"{s['idle_mib']:.1f}",
                      f"{s['peak_mib']:.1f}", str(s["errors"]),
                      ratio(s["rps"], peer["rps"]) if peer else "n/a",
-                     ratio(s["cpu_per_100k"], peer["cpu_per_100k"]) if peer else "n/a"])
+                     ratio(s["cpu_per_100k"], peer["cpu_per_100k"]) if peer else "n/a",
+                     ratio(s["cpu_per_100k"], floor["cpu_per_100k"]) if floor else "n/a"])
     if not with_latency:
         header = header[:3] + header[5:]
         rows = [row[:3] + row[5:] for row in rows]
