@@ -17,24 +17,7 @@
 #include "server/hello_routes.hpp"
 #include "server/server.hpp"
 
-namespace {
-std::atomic<std::size_t> g_allocations{0};
-}
-
-// The replaced operator new takes its memory from malloc, so operator delete hands it back to free:
-// the pairing is right, but GCC sees "new" and "free" meet and warns.
-#pragma GCC diagnostic ignored "-Wmismatched-new-delete"
-
-void* operator new(std::size_t size) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(size == 0 ? 1 : size)) return p;
-  throw std::bad_alloc();
-}
-void* operator new[](std::size_t size) { return operator new(size); }
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete[](void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
-void operator delete[](void* p, std::size_t) noexcept { std::free(p); }
+#include "allocation_counter.hpp"
 
 namespace {
 
@@ -154,9 +137,9 @@ TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(traffic.all(fd, 4));  // warm-up: pools and connection slots reach their size
 
-  const std::size_t before = g_allocations.load();
+  const std::size_t before = alloc_count::allocations();
   const bool ok = traffic.all(fd, 20);
-  const std::size_t after = g_allocations.load();
+  const std::size_t after = alloc_count::allocations();
   ASSERT_TRUE(ok);
   EXPECT_EQ(after - before, 0u) << "allocations during " << (100 + 160 + 20 + 5) * 20
                                 << " steady-state requests";
