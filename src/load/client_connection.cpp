@@ -33,10 +33,9 @@ bool is_connect_class(ErrorClass error) {
 
 }  // namespace
 
-void ClientConnection::init(LoadWorker& worker, unsigned index_in_worker, core::TimePoint first_send) {
+void ClientConnection::init(LoadWorker& worker, core::TimePoint first_send) {
   worker_ = &worker;
   next_send_ = first_send;
-  next_target_ = index_in_worker;
 }
 
 void ClientConnection::start() { connect_now(worker_->loop.now()); }
@@ -94,8 +93,7 @@ void ClientConnection::fill_pipeline(core::TimePoint now) {
     LoadWorker::Claim claim = worker_->claim(*this, now);
     if (!claim.granted) break;
     Pending& p = pending_[(head_ + count_) % kMaxPipeline];
-    p = {claim.intended, now, static_cast<std::uint32_t>(next_target_++ % config.targets.size()),
-         claim.measured, false};
+    p = {claim.intended, now, worker_->next_target(), claim.measured, false};
     ++count_;
     ++unwritten_;
     worker_->in_flight_changed(1);

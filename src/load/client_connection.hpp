@@ -24,7 +24,7 @@ class LoadWorker;
 
 class ClientConnection final : public core::IoHandler, public core::TimerNode {
  public:
-  void init(LoadWorker& worker, unsigned index_in_worker, core::TimePoint first_send);
+  void init(LoadWorker& worker, core::TimePoint first_send);
   void start();  // opens the first connection
   void on_io(core::IoEvents events) override;
   void on_timer();
@@ -69,7 +69,6 @@ class ClientConnection final : public core::IoHandler, public core::TimerNode {
   TimerUse timer_use_ = TimerUse::kNone;
   core::TimePoint connect_started_{};
   core::TimePoint next_send_{};  // -R: this connection's next scheduled send
-  std::uint32_t next_target_ = 0;
   std::array<Pending, kMaxPipeline> pending_{};
   unsigned head_ = 0;        // oldest request in flight
   unsigned count_ = 0;       // requests in flight (claimed, written or not)

@@ -15,7 +15,8 @@ LoadWorker::LoadWorker(const LoadConfig& cfg, const WorkerPlan& plan)
     : config(cfg),
       timeouts(core::seconds_to_duration(cfg.timeout_s)),
       plan_(plan),
-      unclaimed_(plan.requests) {
+      unclaimed_(plan.requests),
+      target_cursor_(static_cast<std::uint32_t>(plan.first_connection % cfg.targets.size())) {
   if (config.rate > 0) {
     send_interval = core::seconds_to_duration(config.connections / config.rate);
   }
@@ -26,8 +27,7 @@ LoadWorker::LoadWorker(const LoadConfig& cfg, const WorkerPlan& plan)
                                                  : core::Duration::zero();
   for (unsigned i = 0; i < plan.connections; ++i) {
     // -R: connection g of all sends first at start + g/rate, so sends are spread evenly.
-    connections_.emplace_back().init(*this, plan.first_connection + i,
-                                     plan.start + stagger * (plan.first_connection + i));
+    connections_.emplace_back().init(*this, plan.start + stagger * (plan.first_connection + i));
   }
   if (plan.end) stats_.per_second.reserve(static_cast<std::size_t>((*plan.end - plan.measure_from) / std::chrono::seconds(1)) + 2);
 }

@@ -57,6 +57,13 @@ class LoadWorker {
   // False once no further request can be claimed (budget spent, time up, stopping).
   [[nodiscard]] bool may_start_more(core::TimePoint now) const;
   void in_flight_changed(int delta) { in_flight_ += delta; }
+  // Round-robin over the URLs per worker, not per connection, so they get equal shares however
+  // the connections' paces differ.
+  std::uint32_t next_target() {
+    const std::uint32_t target = target_cursor_;
+    if (++target_cursor_ == config.targets.size()) target_cursor_ = 0;
+    return target;
+  }
   [[nodiscard]] bool measuring(core::TimePoint t) const { return t >= plan_.measure_from; }
   [[nodiscard]] std::size_t second_of(core::TimePoint t) const;
   [[nodiscard]] std::uint64_t micros(core::Duration d) const;
@@ -87,6 +94,7 @@ class LoadWorker {
   std::deque<ClientConnection> connections_;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::uint64_t unclaimed_ = 0;  // -n budget left
+  std::uint32_t target_cursor_ = 0;
   std::int64_t in_flight_ = 0;
   bool stopping_ = false;
   std::atomic<bool> stop_requested_{false};
