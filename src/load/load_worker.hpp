@@ -73,7 +73,7 @@ class LoadWorker {
   core::EventLoop loop;
   core::TimerList timeouts;
   core::TimerList backoffs{kBackoff};
-  core::BlockPool partial_blocks{http::kMaxResponseHeadBytes, 64};
+  core::BlockPool partial_blocks{http::kMaxResponseHeadBytes, 64, 16};
   std::vector<char> read_buffer = std::vector<char>(kReadBytes);
   http::Response response;  // scratch for the parser: one response is parsed at a time
   core::Duration send_interval{};  // -R: between two sends of one connection

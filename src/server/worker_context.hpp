@@ -52,8 +52,9 @@ struct WorkerContext {
   const ServerConfig& config;
   const Router& router;
   core::EventLoop loop;
-  core::BlockPool input_blocks{kReadBytes, 256};
-  core::BlockPool output_blocks{kBatchBytes, 64};
+  // Reserved blocks cost address space only until first written (see BlockPool).
+  core::BlockPool input_blocks{kReadBytes, 256, 64};
+  core::BlockPool output_blocks{kBatchBytes, 64, 16};
   core::TimerList header_timers;
   core::TimerList idle_timers;
   core::TimerList linger_timers{kLingerTime};

@@ -2,6 +2,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdlib>
 #include <cstring>
 #include <set>
 #include <vector>
@@ -104,3 +105,40 @@ TEST(BlockPool, ZeroCacheNeverKeepsBlocks) {
 
 }  // namespace
 }  // namespace ringside::core
+
+namespace {
+
+TEST(BlockPoolReserved, ReservedBlocksAreAvailableBeforeAnyRelease) {
+  ringside::core::BlockPool pool(64, 0, 4);
+  EXPECT_EQ(pool.cached(), 4u);
+  char* blocks[4];
+  for (auto& block : blocks) block = pool.acquire();
+  EXPECT_EQ(pool.cached(), 0u);
+  EXPECT_EQ(pool.in_use(), 4u);
+  for (int i = 0; i < 4; ++i) {
+    for (int j = i + 1; j < 4; ++j) {
+      // Distinct blocks that do not overlap.
+      EXPECT_GE(std::abs(blocks[i] - blocks[j]), 64);
+    }
+    std::memset(blocks[i], i, 64);  // writable (ASan checks the bounds)
+  }
+  for (auto* block : blocks) pool.release(block);
+  EXPECT_EQ(pool.cached(), 4u);
+  EXPECT_EQ(pool.in_use(), 0u);
+}
+
+TEST(BlockPoolReserved, HeapBlocksBeyondTheReserveAreCappedByMaxCached) {
+  ringside::core::BlockPool pool(64, 1, 2);
+  char* reserved_a = pool.acquire();
+  char* reserved_b = pool.acquire();
+  char* heap_a = pool.acquire();  // the reserve is exhausted
+  char* heap_b = pool.acquire();
+  pool.release(heap_a);  // cached: one heap block allowed
+  pool.release(heap_b);  // freed
+  pool.release(reserved_a);
+  pool.release(reserved_b);
+  EXPECT_EQ(pool.cached(), 3u);  // two reserved blocks always return, one heap block is kept
+  EXPECT_EQ(pool.in_use(), 0u);
+}
+
+}  // namespace
