@@ -1,5 +1,6 @@
 #include "http/request_parser.hpp"
 
+#include "http/field_line.hpp"
 #include "http/token.hpp"
 
 #include <algorithm>
@@ -94,24 +95,14 @@ RequestError parse_request_line(std::string_view line, Request& r) {
 }
 
 RequestError parse_header_line(std::string_view line, Header& header) {
-  if (is_whitespace(line.front())) return kObsoleteLineFolding;
-  std::size_t colon = 0;
-  while (colon < line.size() && is_token(line[colon])) ++colon;
-  if (colon == line.size()) return kMalformedHeader;
-  if (line[colon] != ':') {
-    // Name the error precisely: "Host : a" is whitespace before the colon, "Host a" has none.
-    std::size_t after = colon;
-    while (after < line.size() && is_whitespace(line[after])) ++after;
-    bool colon_follows = after > colon && after < line.size() && line[after] == ':';
-    return colon_follows ? kSpaceBeforeColon : kMalformedHeader;
+  switch (split_field_line(line, header)) {
+    case FieldLineError::kNone: return kNone;
+    case FieldLineError::kObsoleteLineFolding: return kObsoleteLineFolding;
+    case FieldLineError::kSpaceBeforeColon: return kSpaceBeforeColon;
+    case FieldLineError::kMalformed: return kMalformedHeader;
+    case FieldLineError::kControlCharacter: return kControlCharacter;
   }
-  if (colon == 0) return kMalformedHeader;
-  auto value = line.substr(colon + 1);
-  for (char c : value) {
-    if (!is_value_char(c)) return kControlCharacter;
-  }
-  header = {line.substr(0, colon), trim_whitespace(value)};
-  return kNone;
+  return kMalformedHeader;
 }
 
 // Applies the headers that decide framing and connection handling.

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "http/field_line.hpp"
 #include "http/token.hpp"
 
 namespace ringside::http {
@@ -62,18 +63,14 @@ ResponseError parse_status_line(std::string_view line, Response& r) {
 // Obsolete folding is refused rather than unfolded: RFC 9112 section 5.2 asks a user agent to
 // replace it with SP, which needs a copy, and no server we measure should send it.
 ResponseError parse_header_line(std::string_view line, Header& header) {
-  if (is_whitespace(line.front())) return kObsoleteLineFolding;
-  std::size_t colon = 0;
-  while (colon < line.size() && is_token(line[colon])) ++colon;
-  if (colon == line.size()) return kMalformedHeader;
-  if (line[colon] != ':') return is_whitespace(line[colon]) ? kSpaceBeforeColon : kMalformedHeader;
-  if (colon == 0) return kMalformedHeader;
-  auto value = line.substr(colon + 1);
-  for (char c : value) {
-    if (!is_value_char(c)) return kControlCharacter;
+  switch (split_field_line(line, header)) {
+    case FieldLineError::kNone: return kNone;
+    case FieldLineError::kObsoleteLineFolding: return kObsoleteLineFolding;
+    case FieldLineError::kSpaceBeforeColon: return kSpaceBeforeColon;
+    case FieldLineError::kMalformed: return kMalformedHeader;
+    case FieldLineError::kControlCharacter: return kControlCharacter;
   }
-  header = {line.substr(0, colon), trim_whitespace(value)};
-  return kNone;
+  return kMalformedHeader;
 }
 
 // A list of identical values is one length (RFC 9110 section 8.6); anything else is refused.

@@ -14,8 +14,7 @@
 
 #include "allocation_counter.hpp"
 #include "load/load_run.hpp"
-#include "server/hello_routes.hpp"
-#include "server/server.hpp"
+#include "hello_server.hpp"
 
 namespace {
 
@@ -40,14 +39,8 @@ class ChildServer {
     pid_ = fork();
     if (pid_ == 0) {
       close(fds[0]);
-      server::ServerConfig config;
-      config.port = 0;
-      config.threads = 1;
-      server::Router router;
-      server::add_hello_routes(router);
-      server::Server server(config, std::move(router));
-      server.start();
-      std::uint16_t port = server.port();
+      auto server = test_support::start_hello_server();
+      std::uint16_t port = server->port();
       [[maybe_unused]] auto n = write(fds[1], &port, sizeof port);
       while (true) pause();  // until the parent kills us
     }

@@ -14,8 +14,7 @@
 #include <new>
 #include <string_view>
 
-#include "server/hello_routes.hpp"
-#include "server/server.hpp"
+#include "hello_server.hpp"
 
 #include "allocation_counter.hpp"
 
@@ -124,16 +123,10 @@ struct Traffic {
 };
 
 TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
-  server::ServerConfig config;
-  config.port = 0;
-  config.threads = 1;
-  server::Router router;
-  server::add_hello_routes(router);
-  server::Server server(config, std::move(router));
-  server.start();
+  auto server = test_support::start_hello_server();
 
-  Traffic traffic{server.port()};
-  int fd = connect_to(server.port());
+  Traffic traffic{server->port()};
+  int fd = connect_to(server->port());
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(traffic.all(fd, 4));  // warm-up: pools and connection slots reach their size
 
@@ -144,8 +137,8 @@ TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
   EXPECT_EQ(after - before, 0u) << "allocations during " << (100 + 160 + 20 + 5) * 20
                                 << " steady-state requests";
   close(fd);
-  server.stop(false);
-  server.wait();
+  server->stop(false);
+  server->wait();
 }
 
 }  // namespace
