@@ -11,6 +11,9 @@
 #include <sys/mman.h>
 
 #include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <span>
 #include <new>
 #include <vector>
 
@@ -50,6 +53,21 @@ class BlockPool {
     free_.pop_back();
     if (!in_slab(block)) --heap_cached_;
     return block;
+  }
+
+  // Keeps `rest` (the unprocessed tail of some input, at most block_size() bytes) in `block`,
+  // borrowing a block when it has none; gives the block back when `rest` is empty. `rest` may
+  // already lie inside `block`.
+  void keep(char*& block, std::uint32_t& length, std::span<const char> rest) {
+    if (rest.empty()) {
+      release(block);
+      block = nullptr;
+      length = 0;
+      return;
+    }
+    if (block == nullptr) block = acquire();
+    if (rest.data() != block) std::memmove(block, rest.data(), rest.size());
+    length = static_cast<std::uint32_t>(rest.size());
   }
 
   void release(char* block) {

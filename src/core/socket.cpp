@@ -18,8 +18,9 @@ namespace {
   throw std::system_error(error, std::generic_category(), what);
 }
 
-// Parses an IPv4 or IPv6 literal ("localhost" means 127.0.0.1). Name resolution is left out on
-// purpose: the binary is static, and a server should bind the address it is told, not a lookup.
+}  // namespace
+
+
 bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage& out,
                    socklen_t& length) {
   const std::string literal = host == "localhost" ? "127.0.0.1" : host;
@@ -43,8 +44,6 @@ bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage
   }
   return false;
 }
-
-}  // namespace
 
 bool is_ip_literal(const std::string& host) {
   sockaddr_storage address{};

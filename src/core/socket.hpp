@@ -2,6 +2,8 @@
 // address in the message; per-connection calls return values.
 #pragma once
 
+#include <sys/socket.h>
+
 #include <cstdint>
 #include <string>
 
@@ -14,6 +16,12 @@ struct ListenOptions {
   bool reuse_port = true;  // one listener per worker, the kernel spreads connections
   bool join_group = false;  // a further listener of our own SO_REUSEPORT group on the same port
 };
+
+// Parses an IPv4 or IPv6 literal, bracketed or not ("localhost" means 127.0.0.1) into a socket
+// address. Name resolution is left out on purpose: the binary is static, and a server or a load
+// test should use the address it is told, not a lookup.
+bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage& out,
+                   socklen_t& length);
 
 // True for an IPv4 or IPv6 literal (or "localhost"): what --host accepts.
 bool is_ip_literal(const std::string& host);

@@ -202,7 +202,7 @@ void ClientConnection::read_responses(core::TimePoint now) {
     std::span<const char> input(partial_len_ > 0 ? partial_ : destination, partial_len_ + n);
     std::size_t used = process(input, now);
     if (fd_ != fd || state_ != State::kOpen) return;
-    keep_partial(input.subspan(used));
+    worker_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
     if (static_cast<std::size_t>(n) < capacity) return;  // drained: the next edge brings more
   }
 }
@@ -361,16 +361,5 @@ void ClientConnection::arm_timeout(core::TimePoint now) {
   worker_->timeouts.arm(*this, now);
 }
 
-void ClientConnection::keep_partial(std::span<const char> rest) {
-  if (rest.empty()) {
-    worker_->partial_blocks.release(partial_);
-    partial_ = nullptr;
-    partial_len_ = 0;
-    return;
-  }
-  if (partial_ == nullptr) partial_ = worker_->partial_blocks.acquire();
-  if (rest.data() != partial_) std::memmove(partial_, rest.data(), rest.size());
-  partial_len_ = static_cast<std::uint32_t>(rest.size());
-}
 
 }  // namespace ringside::load

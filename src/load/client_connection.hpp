@@ -60,7 +60,6 @@ class ClientConnection final : public core::IoHandler, public core::TimerNode {
   void close_socket();
   void reconnect(core::TimePoint now, bool back_off);
   void arm_timeout(core::TimePoint now);
-  void keep_partial(std::span<const char> rest);
   Pending& front() { return pending_[head_]; }
 
   LoadWorker* worker_ = nullptr;

@@ -47,29 +47,22 @@ void LoadRun::start() {
   start_epoch_s_ = std::chrono::duration<double>(now_epoch).count() + config_.warmup_s;
   const unsigned threads = config_.threads;
   unsigned first_connection = 0;
+  std::uint64_t requests_assigned = 0;
   for (unsigned i = 0; i < threads; ++i) {
     WorkerPlan plan;
     plan.first_connection = first_connection;
     plan.connections = config_.connections / threads + (i < config_.connections % threads ? 1 : 0);
     first_connection += plan.connections;
-    // -n is shared in proportion to connections, so every worker's budget covers its connections.
-    plan.requests = config_.requests == 0
-                        ? 0
-                        : config_.requests * plan.connections / config_.connections;
+    // -n is shared in proportion to connections (so every worker's budget covers its
+    // connections), rounding the running total: the shares add up to exactly -n.
+    if (config_.requests > 0) {
+      plan.requests = config_.requests * first_connection / config_.connections - requests_assigned;
+      requests_assigned += plan.requests;
+    }
     plan.start = start;
     plan.measure_from = measure_from_;
     if (duration > 0) plan.end = measure_from_ + core::seconds_to_duration(duration);
     workers_.push_back(std::make_unique<LoadWorker>(config_, plan));
-  }
-  if (config_.requests > 0) {
-    // Hand the rounding remainder out one request at a time, so the total is exact.
-    std::uint64_t assigned = 0;
-    for (unsigned i = 0; i < threads; ++i) {
-      assigned += config_.requests * (config_.connections / threads + (i < config_.connections % threads ? 1 : 0)) / config_.connections;
-    }
-    for (unsigned i = 0; assigned < config_.requests; i = (i + 1) % threads, ++assigned) {
-      workers_[i]->add_requests(1);
-    }
   }
   for (auto& worker : workers_) threads_.emplace_back([w = worker.get()] { w->run(); });
 }

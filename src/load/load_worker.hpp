@@ -40,7 +40,6 @@ class LoadWorker {
 
   void run();                       // returns when the plan is done or stop() was called
   void stop() { stop_requested_.store(true, std::memory_order_relaxed); }
-  void add_requests(std::uint64_t n) { unclaimed_ += n; plan_.requests += n; }  // before run()
   [[nodiscard]] Stats& stats() { return stats_; }
   [[nodiscard]] std::uint64_t published_completed() const { return published_completed_.load(std::memory_order_relaxed); }
   [[nodiscard]] std::uint64_t published_errored() const { return published_errored_.load(std::memory_order_relaxed); }

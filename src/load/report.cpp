@@ -18,11 +18,6 @@ std::string mode_text(const LoadConfig& c) {
   return mode;
 }
 
-std::string percentile_key(double p) {
-  std::string key = fmt::format("{}", p);
-  return key;
-}
-
 nlohmann::ordered_json histogram_json(const Histogram& h) {
   nlohmann::ordered_json out;
   out["count"] = h.count();
@@ -31,7 +26,7 @@ nlohmann::ordered_json histogram_json(const Histogram& h) {
   out["stdev"] = h.stdev();
   out["max"] = h.max();
   nlohmann::ordered_json percentiles;
-  for (double p : kReportPercentiles) percentiles[percentile_key(p)] = h.value_at_percentile(p);
+  for (double p : kReportPercentiles) percentiles[fmt::format("{}", p)] = h.value_at_percentile(p);
   out["percentiles"] = percentiles;
   return out;
 }
@@ -85,8 +80,7 @@ std::string format_text(const LoadResult& r) {
   const LoadConfig& c = r.config;
   const Stats& s = r.stats;
   std::string out;
-  out += fmt::format("ringside load  {} {}{}\n", c.targets.front().is_head ? "HEAD" : c.targets.front().request.substr(0, c.targets.front().request.find(' ')),
-                     fmt::format("http://{}:{}{}", c.targets.front().url.host, c.targets.front().url.port, c.targets.front().url.path),
+  out += fmt::format("ringside load  {} {}{}\n", c.targets.front().method, url_text(c.targets.front().url),
                      c.targets.size() > 1 ? fmt::format(" (+{} more URLs, round-robin)", c.targets.size() - 1) : "");
   out += fmt::format("  {} connections, {} threads, {}, pipeline {}, {}\n", c.connections, c.threads,
                      c.keep_alive ? "keep-alive" : "a new connection per request", c.pipeline, mode_text(c));
@@ -163,9 +157,9 @@ nlohmann::ordered_json to_json(const LoadResult& r) {
   j["tool"] = "ringside load";
   nlohmann::ordered_json config;
   nlohmann::ordered_json urls = nlohmann::ordered_json::array();
-  for (const Target& t : c.targets) urls.push_back(fmt::format("http://{}:{}{}", t.url.host, t.url.port, t.url.path));
+  for (const Target& t : c.targets) urls.push_back(url_text(t.url));
   config["urls"] = urls;
-  config["method"] = c.targets.front().request.substr(0, c.targets.front().request.find(' '));
+  config["method"] = c.targets.front().method;
   config["connections"] = c.connections;
   config["threads"] = c.threads;
   config["requests"] = c.requests;

@@ -1,7 +1,6 @@
 #include "load/target.hpp"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
+#include "core/socket.hpp"
 
 #include <algorithm>
 #include <cctype>
@@ -76,28 +75,22 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
     }
     url.port = static_cast<std::uint16_t>(value);
   }
-  const std::string literal = url.host == "localhost" ? "127.0.0.1" : url.host;
   url.address = {};
-  auto* v4 = reinterpret_cast<sockaddr_in*>(&url.address);
-  auto* v6 = reinterpret_cast<sockaddr_in6*>(&url.address);
-  if (inet_pton(AF_INET, literal.c_str(), &v4->sin_addr) == 1) {
-    v4->sin_family = AF_INET;
-    v4->sin_port = htons(url.port);
-    url.address_length = sizeof(sockaddr_in);
-  } else if (inet_pton(AF_INET6, literal.c_str(), &v6->sin6_addr) == 1) {
-    v6->sin6_family = AF_INET6;
-    v6->sin6_port = htons(url.port);
-    url.address_length = sizeof(sockaddr_in6);
-  } else {
+  if (!core::parse_address(url.host, url.port, url.address, url.address_length)) {
     error = "URL host must be an IP address or localhost (no name lookup): " + url.host;
     return false;
   }
   return true;
 }
 
+std::string url_text(const Url& url) {
+  return "http://" + core::host_port(url.host, url.port) + url.path;
+}
+
 Target make_target(const Url& url, const RequestSpec& spec) {
   Target target;
   target.url = url;
+  target.method = spec.method;
   target.is_head = spec.method == "HEAD";
   std::string& r = target.request;
   r = spec.method + " " + url.path + " HTTP/1.1\r\n";

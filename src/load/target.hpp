@@ -31,9 +31,13 @@ struct RequestSpec {
   bool keep_alive = true;
 };
 
+// "http://host:port/path", IPv6 hosts in brackets: how reports name a URL.
+std::string url_text(const Url& url);
+
 // The request for one URL, serialised once.
 struct Target {
   Url url;
+  std::string method;
   std::string request;  // the whole request: head and body
   bool is_head = false;
 };

@@ -249,15 +249,8 @@ bool Connection::flush_pending_output() {
 }
 
 void Connection::keep_input(std::span<const char> rest) {
-  if (rest.empty() || close_after_output_) {
-    ctx_->input_blocks.release(input_);
-    input_ = nullptr;
-    input_len_ = 0;
-    return;
-  }
-  if (input_ == nullptr) input_ = ctx_->input_blocks.acquire();
-  if (rest.data() != input_) std::memmove(input_, rest.data(), rest.size());
-  input_len_ = static_cast<std::uint32_t>(rest.size());
+  // After "Connection: close" nothing more is processed, so nothing is kept.
+  ctx_->input_blocks.keep(input_, input_len_, close_after_output_ ? rest.first(0) : rest);
 }
 
 void Connection::after_io() {
