@@ -1,20 +1,12 @@
 #include "load/client_connection.hpp"
 
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <sys/uio.h>
-#include <unistd.h>
-
+#include <algorithm>
 #include <cerrno>
-#include <cstring>
 
 #include "load/load_worker.hpp"
 
 namespace ringside::load {
 namespace {
-
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
 
 ErrorClass connect_error_class(int error) {
   if (error == ECONNREFUSED) return ErrorClass::kConnectRefused;
@@ -46,29 +38,30 @@ void ClientConnection::connect_now(core::TimePoint now) {
   // Claim the first request before connecting, so that a refused connect fails a request and a
   // -n run ends even when the server is down.
   fill_pipeline(now);
-  fd_ = ::socket(url.address.ss_family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
-  if (fd_ < 0) {
-    fail(ErrorClass::kConnectError, now);
-    return;
-  }
-  int one = 1;
-  setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
   state_ = State::kConnecting;
-  if (!worker_->loop.watch(fd_, core::kReadable | core::kWritable | core::kEdgeTriggered, this)) {
-    fail(ErrorClass::kConnectError, now);
-    return;
-  }
-  int rc = ::connect(fd_, reinterpret_cast<const sockaddr*>(&url.address), url.address_length);
-  if (rc == 0) {
-    on_connected(now);
-  } else if (errno == EINPROGRESS) {
+  const int result =
+      transport_.connect(worker_->loop, reinterpret_cast<const sockaddr*>(&url.address),
+                         url.address_length, *this, worker_->write_blocks);
+  if (result == 0) {
+    opened(now);
+  } else if (result == EINPROGRESS) {
     arm_timeout(now);
   } else {
-    fail(connect_error_class(errno), now);
+    fail(connect_error_class(result), now);
   }
 }
 
-void ClientConnection::on_connected(core::TimePoint now) {
+void ClientConnection::on_connected(int error) {
+  // Measurement wants the time of this event, not of the loop turn: read the clock here.
+  const core::TimePoint now = core::Clock::now();
+  if (error != 0) {
+    fail(connect_error_class(error), now);
+    return;
+  }
+  opened(now);
+}
+
+void ClientConnection::opened(core::TimePoint now) {
   state_ = State::kOpen;
   Stats& stats = worker_->stats();
   if (worker_->measuring(connect_started_)) {
@@ -105,25 +98,29 @@ void ClientConnection::fill_pipeline(core::TimePoint now) {
 }
 
 bool ClientConnection::write_unsent(core::TimePoint now) {
+  // One write at a time: what the kernel did not take waits in the transport, and on_drained
+  // hands over the rest. A write carries at most max_write() bytes (large bodies go in parts).
+  if (transport_.write_pending()) return true;
   const auto& targets = worker_->config.targets;
   iovec iov[kMaxPipeline];
   const unsigned first = (head_ + count_ - unwritten_) % kMaxPipeline;
-  for (unsigned i = 0; i < unwritten_; ++i) {
+  std::size_t budget = transport_.max_write();
+  unsigned parts = 0;
+  for (unsigned i = 0; i < unwritten_ && budget > 0; ++i) {
     const std::string& request = targets[pending_[(first + i) % kMaxPipeline].target].request;
     std::size_t offset = i == 0 ? write_offset_ : 0;
-    iov[i] = {const_cast<char*>(request.data()) + offset, request.size() - offset};
+    std::size_t take = std::min(request.size() - offset, budget);
+    iov[parts++] = {const_cast<char*>(request.data()) + offset, take};
+    budget -= take;
   }
-  ssize_t n;
-  do {
-    n = ::writev(fd_, iov, static_cast<int>(unwritten_));
-  } while (n < 0 && errno == EINTR);
-  if (n < 0) {
-    if (would_block(errno)) return true;  // the writable edge resumes it
+  if (transport_.write(std::span<const iovec>(iov, parts)) == core::WriteResult::kFailed) {
     fail(io_error_class(errno, ErrorClass::kWrite), now);
     return false;
   }
-  if (worker_->measuring(now)) worker_->stats().bytes_written += static_cast<std::uint64_t>(n);
-  auto left = static_cast<std::size_t>(n);
+  // Every byte handed over is on its way: sent, or kept by the transport until the socket drains.
+  const std::size_t handed = transport_.max_write() - budget;
+  if (worker_->measuring(now)) worker_->stats().bytes_written += handed;
+  std::size_t left = handed;
   unsigned index = first;
   while (left > 0 && unwritten_ > 0) {
     Pending& p = pending_[index];
@@ -142,75 +139,52 @@ bool ClientConnection::write_unsent(core::TimePoint now) {
   return true;
 }
 
-void ClientConnection::on_io(core::IoEvents events) {
-  if (fd_ < 0) return;
-  // Measurement wants the time of this event, not of the loop turn: read the clock here.
-  const core::TimePoint now = core::Clock::now();
-  if (state_ == State::kConnecting) {
-    int error = 0;
-    socklen_t length = sizeof error;
-    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
-    if (error != 0) {
-      fail(connect_error_class(error), now);
-      return;
-    }
-    sockaddr_storage peer{};
-    socklen_t peer_length = sizeof peer;
-    if (getpeername(fd_, reinterpret_cast<sockaddr*>(&peer), &peer_length) != 0) return;  // not yet
-    on_connected(now);
-    if (fd_ < 0 || state_ != State::kOpen) return;
-  }
-  if (events & core::kError) {
-    int error = 0;
-    socklen_t length = sizeof error;
-    getsockopt(fd_, SOL_SOCKET, SO_ERROR, &error, &length);
-    fail(io_error_class(error, ErrorClass::kRead), now);
-    return;
-  }
-  if (unwritten_ > 0 && (events & core::kWritable) && !write_unsent(now)) return;
-  if (events & (core::kReadable | core::kPeerClosed)) read_responses(now);
+void ClientConnection::on_drained() {
+  if (unwritten_ > 0) write_unsent(core::Clock::now());
 }
 
-void ClientConnection::read_responses(core::TimePoint now) {
-  const int fd = fd_;
-  while (fd_ == fd && state_ == State::kOpen) {
-    char* destination = partial_len_ > 0 ? partial_ + partial_len_ : worker_->read_buffer.data();
-    std::size_t capacity = partial_len_ > 0 ? http::kMaxResponseHeadBytes - partial_len_
-                                            : worker_->read_buffer.size();
-    ssize_t n = ::recv(fd_, destination, capacity, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (!would_block(errno)) fail(io_error_class(errno, ErrorClass::kRead), now);
-      return;
-    }
-    if (n == 0) {
-      // The server closed. A body that runs until close ends here; anything else is cut short.
-      if (in_body_) {
-        auto result = body_.finish_at_close();
-        if (result.done && result.error == http::ResponseError::kNone) finish_response(now);
-        if (fd_ != fd) return;
-      }
-      if (count_ > 0) {
-        fail(ErrorClass::kClosed, now);
-      } else {
-        close_socket();
-        reconnect(now, false);
-      }
-      return;
-    }
-    if (worker_->measuring(now)) worker_->stats().bytes_read += static_cast<std::uint64_t>(n);
-    std::span<const char> input(partial_len_ > 0 ? partial_ : destination, partial_len_ + n);
-    std::size_t used = process(input, now);
-    if (fd_ != fd || state_ != State::kOpen) return;
-    worker_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
-    if (static_cast<std::size_t>(n) < capacity) return;  // drained: the next edge brings more
+void ClientConnection::on_error(int error) {
+  fail(io_error_class(error, ErrorClass::kRead), core::Clock::now());
+}
+
+std::span<char> ClientConnection::read_space() {
+  if (partial_len_ > 0) return {partial_ + partial_len_, http::kMaxResponseHeadBytes - partial_len_};
+  return {worker_->read_buffer.data(), worker_->read_buffer.size()};
+}
+
+void ClientConnection::on_data(std::span<char> bytes) {
+  const core::TimePoint now = core::Clock::now();
+  if (worker_->measuring(now)) worker_->stats().bytes_read += bytes.size();
+  std::span<const char> input(partial_len_ > 0 ? partial_ : bytes.data(), partial_len_ + bytes.size());
+  const std::uint32_t generation = transport_.generation();
+  const std::size_t used = process(input, now);
+  if (transport_.generation() != generation || state_ != State::kOpen) return;
+  worker_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
+  // A kept head that fills its block can never complete (the parser caps heads below it).
+  if (partial_len_ >= http::kMaxResponseHeadBytes) fail(ErrorClass::kMalformed, now);
+}
+
+void ClientConnection::on_peer_closed() {
+  const core::TimePoint now = core::Clock::now();
+  const std::uint32_t generation = transport_.generation();
+  // The server closed. A body that runs until close ends here; anything else is cut short.
+  if (in_body_) {
+    auto result = body_.finish_at_close();
+    if (result.done && result.error == http::ResponseError::kNone) finish_response(now);
+    if (transport_.generation() != generation) return;
+  }
+  if (count_ > 0) {
+    fail(ErrorClass::kClosed, now);
+  } else {
+    close_socket();
+    reconnect(now, false);
   }
 }
 
 std::size_t ClientConnection::process(std::span<const char> input, core::TimePoint now) {
-  const int fd = fd_;
+  const std::uint32_t generation = transport_.generation();
   std::size_t pos = 0;
-  while (pos < input.size() && fd_ == fd) {
+  while (pos < input.size() && transport_.generation() == generation) {
     if (!in_body_) {
       if (count_ == 0) {  // bytes nobody asked for
         fail(ErrorClass::kMalformed, now);
@@ -300,8 +274,7 @@ void ClientConnection::fail(ErrorClass error, core::TimePoint now) {
 }
 
 void ClientConnection::close_socket() {
-  if (fd_ >= 0) ::close(fd_);  // closing also removes it from epoll
-  fd_ = -1;
+  transport_.close();
   state_ = State::kClosed;
   in_body_ = false;
   close_after_response_ = false;

@@ -1,10 +1,12 @@
 // One client connection of the load generator: connect, write requests (up to --pipeline in
 // flight), parse responses, record each one, reconnect after a close or an error.
 //
-// It is a state machine driven by the worker's loop: on_io (readiness), on_timer (its request or
-// connect timeout, or its reconnect back-off), on_due (a scheduled -R send time arrived).
-// Requests are written straight from the worker's serialised targets with writev; responses are
-// parsed in the worker's read buffer, and only a partial response head is copied aside.
+// It is a state machine driven by the worker's loop through its transport (core/transport.hpp:
+// connected, data arrived, peer closed, output drained, error), on_timer (its request or connect
+// timeout, or its reconnect back-off) and on_due (a scheduled -R send time arrived). Requests are
+// handed to the transport straight from the worker's serialised targets, several in one write
+// when pipelining; responses are parsed in the worker's read buffer, and only a partial response
+// head is copied aside.
 #pragma once
 
 #include <array>
@@ -12,8 +14,8 @@
 #include <span>
 
 #include "core/clock.hpp"
-#include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
+#include "core/transport.hpp"
 #include "http/response_parser.hpp"
 #include "load/load_config.hpp"
 #include "load/stats.hpp"
@@ -22,11 +24,10 @@ namespace ringside::load {
 
 class LoadWorker;
 
-class ClientConnection final : public core::IoHandler, public core::TimerNode {
+class ClientConnection final : public core::TransportHandler, public core::TimerNode {
  public:
   void init(LoadWorker& worker, core::TimePoint first_send);
   void start();  // opens the first connection
-  void on_io(core::IoEvents events) override;
   void on_timer();
   void on_due();
   // The run is over: requests still out are counted as in flight, the socket closed.
@@ -49,11 +50,18 @@ class ClientConnection final : public core::IoHandler, public core::TimerNode {
     bool answered_first_byte;
   };
 
+  // core::TransportHandler
+  std::span<char> read_space() override;
+  void on_data(std::span<char> bytes) override;
+  void on_peer_closed() override;
+  void on_drained() override;
+  void on_error(int error) override;
+  void on_connected(int error) override;
+
   void connect_now(core::TimePoint now);
-  void on_connected(core::TimePoint now);
+  void opened(core::TimePoint now);
   void fill_pipeline(core::TimePoint now);
   bool write_unsent(core::TimePoint now);
-  void read_responses(core::TimePoint now);
   std::size_t process(std::span<const char> input, core::TimePoint now);
   void finish_response(core::TimePoint now);
   void fail(ErrorClass error, core::TimePoint now);
@@ -63,7 +71,7 @@ class ClientConnection final : public core::IoHandler, public core::TimerNode {
   Pending& front() { return pending_[head_]; }
 
   LoadWorker* worker_ = nullptr;
-  int fd_ = -1;
+  core::Transport transport_;
   State state_ = State::kClosed;
   TimerUse timer_use_ = TimerUse::kNone;
   core::TimePoint connect_started_{};
@@ -72,7 +80,7 @@ class ClientConnection final : public core::IoHandler, public core::TimerNode {
   unsigned head_ = 0;        // oldest request in flight
   unsigned count_ = 0;       // requests in flight (claimed, written or not)
   unsigned unwritten_ = 0;   // the newest `unwritten_` of them are not fully written
-  std::size_t write_offset_ = 0;  // bytes of the first unwritten request already written
+  std::size_t write_offset_ = 0;  // bytes of the first unwritten request already handed over
   bool in_body_ = false;
   bool close_after_response_ = false;
   std::uint16_t status_ = 0;

@@ -32,6 +32,7 @@ struct WorkerPlan {
 class LoadWorker {
  public:
   static constexpr std::size_t kReadBytes = 64 * 1024;
+  static constexpr std::size_t kWriteBytes = 16 * 1024;  // the most one write hands over
   static constexpr auto kBackoff = std::chrono::milliseconds(10);
 
   LoadWorker(const LoadConfig& config, const WorkerPlan& plan);
@@ -73,6 +74,8 @@ class LoadWorker {
   core::TimerList timeouts;
   core::TimerList backoffs{kBackoff};
   core::BlockPool partial_blocks{http::kMaxResponseHeadBytes, 64, 16};
+  // Requests the kernel did not take at once wait here (one block per stalled connection).
+  core::BlockPool write_blocks{kWriteBytes, 64, 16};
   std::vector<char> read_buffer = std::vector<char>(kReadBytes);
   http::Response response;  // scratch for the parser: one response is parsed at a time
   core::Duration send_interval{};  // -R: between two sends of one connection

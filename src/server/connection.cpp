@@ -1,12 +1,6 @@
 #include "server/connection.hpp"
 
-#include <sys/socket.h>
-#include <unistd.h>
-
 #include <algorithm>
-#include <cassert>
-#include <cerrno>
-#include <cstring>
 
 #include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
@@ -16,21 +10,29 @@ namespace {
 
 // Room kept in the batch before each request: the largest reply plus a 100 Continue.
 constexpr std::size_t kReplyRoom = kMaxReplyBody + http::kResponseOverhead + 512;
-constexpr int kMaxLingerReads = 64;
+// A lingering close discards at most this many reads (of 16 KiB) before giving up on the client.
+constexpr std::uint16_t kMaxLingerReads = 256;
 
-bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
+// What a handler's reply becomes when it would not fit the room kept for one: an error the
+// client can see, rather than a response silently dropped and a client left waiting.
+constexpr Reply kReplyTooLarge{http::Status::kInternalServerError, "text/plain",
+                               "the handler's reply exceeds the server's reply limit\n", {}};
 
 }  // namespace
 
 void Connection::open(int fd, WorkerContext& context) {
   ctx_ = &context;
-  fd_ = fd;
-  input_len_ = output_len_ = output_sent_ = 0;
+  input_len_ = 0;
+  linger_reads_ = 0;
   phase_ = Phase::kHead;
   close_after_output_ = peer_closed_ = false;
-  socket_may_have_input_ = input_unprocessed_ = false;
   timer_kind_ = TimerKind::kNone;
   arm(TimerKind::kHeader, true);
+  if (!transport_.open(context.loop, fd, *this, context.output_blocks)) {
+    // The transport closed the socket; give the connection back all the same.
+    disarm();
+    ctx_->owner->release(*this);
+  }
 }
 
 bool Connection::keep_alive() const { return reply_keep_alive_ && !ctx_->draining; }
@@ -41,70 +43,40 @@ void Connection::arm(TimerKind kind, bool restart) {
   ctx_->timers(kind).arm(*this, ctx_->loop.now());
 }
 
-void Connection::on_io(core::IoEvents events) {
-  if (fd_ < 0) return;
-  if (events & core::kError) {
-    close();
-    return;
+std::span<char> Connection::read_space() {
+  // A partial request continues in its block so that it stays contiguous for the parser.
+  if (phase_ != Phase::kLingering && input_len_ > 0) {
+    return {input_ + input_len_, WorkerContext::kReadBytes - input_len_};
   }
-  if (phase_ == Phase::kLingering) {
-    discard_lingering_input();
-    return;
-  }
-  // Edge-triggered: remember readability even while output is stalled, or it is lost.
-  if (events & (core::kReadable | core::kPeerClosed)) socket_may_have_input_ = true;
-  if (output_len_ > 0 && !flush_pending_output()) return;
-  // A bare writable edge (every new connection gets one) changes nothing: leave the timers.
-  if (!socket_may_have_input_ && !input_unprocessed_) return;
-  read_and_process();
+  return {ctx_->read_buffer.data(), ctx_->read_buffer.size()};
 }
 
-void Connection::read_and_process() {
+void Connection::on_data(std::span<char> bytes) {
+  if (phase_ == Phase::kLingering) {
+    if (++linger_reads_ >= kMaxLingerReads) close();
+    return;  // discarded
+  }
+  process_input({input_len_ > 0 ? input_ : bytes.data(), input_len_ + bytes.size()});
+}
+
+void Connection::process_input(std::span<const char> input) {
   http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
-  if (input_unprocessed_ && input_len_ > 0) {
-    input_unprocessed_ = false;
-    std::span<const char> saved(input_, input_len_);
-    std::size_t used = process(saved, batch);
-    if (fd_ < 0) return;
-    keep_input(saved.subspan(used));
+  std::size_t used = process(input, batch);
+  if (!is_open()) return;
+  keep_input(input.subspan(used));
+  if (input_len_ >= WorkerContext::kReadBytes && !transport_.write_pending() &&
+      !close_after_output_) {
+    // A kept head that fills its block can never complete (the parser caps heads below it).
+    write_error(http::RequestError::kHeadTooLarge, batch);
   }
-  input_unprocessed_ = false;
-  while (fd_ >= 0 && socket_may_have_input_ && output_len_ == 0 && !close_after_output_) {
-    // A partial request continues in its block so that it stays contiguous.
-    char* destination = input_len_ > 0 ? input_ + input_len_ : ctx_->read_buffer.data();
-    std::size_t capacity = WorkerContext::kReadBytes - input_len_;
-    ssize_t n = ::recv(fd_, destination, capacity, 0);
-    if (n < 0) {
-      if (errno == EINTR) continue;
-      if (would_block(errno)) {
-        socket_may_have_input_ = false;
-        break;
-      }
-      close();
-      return;
-    }
-    if (n == 0) {
-      peer_closed_ = true;
-      socket_may_have_input_ = false;
-      break;
-    }
-    // A short read means the socket is drained; edge triggering reports any later data.
-    socket_may_have_input_ = static_cast<std::size_t>(n) == capacity;
-    std::span<const char> input(input_len_ > 0 ? input_ : destination, input_len_ + n);
-    std::size_t used = process(input, batch);
-    if (fd_ < 0) return;
-    keep_input(input.subspan(used));
-  }
-  if (!batch.empty() && !flush(batch)) {
-    if (fd_ < 0) return;
-  }
+  if (!batch.empty() && !send(batch) && !is_open()) return;
   after_io();
 }
 
 std::size_t Connection::process(std::span<const char> input, http::OutBuffer& batch) {
   std::size_t pos = 0;
-  while (pos < input.size() && !close_after_output_ && output_len_ == 0) {
-    if (batch.remaining() < kReplyRoom && !flush(batch)) break;
+  while (pos < input.size() && !close_after_output_ && !transport_.write_pending()) {
+    if (batch.remaining() < kReplyRoom && !send(batch)) break;
     if (phase_ == Phase::kBody) {
       if (!consume_body(input, pos, batch)) break;
       continue;
@@ -124,7 +96,12 @@ std::size_t Connection::process(std::span<const char> input, http::OutBuffer& ba
 bool Connection::start_request(const http::Request& request, bool body_waiting,
                                http::OutBuffer& batch) {
   reply_ = ctx_->router.route(request);
-  assert(reply_.body.size() <= kMaxReplyBody);
+  http::ResponseOptions bound_options;
+  bound_options.extra_headers = reply_.extra_headers;
+  if (reply_.body.size() > kMaxReplyBody ||
+      http::response_size_bound(reply_.content_type, reply_.body, bound_options) + 32 > kReplyRoom) {
+    reply_ = kReplyTooLarge;
+  }
   reply_keep_alive_ = request.keep_alive;
   reply_head_only_ = request.method == http::Method::kHead;
   reply_http10_ = request.version_minor == 0;
@@ -178,9 +155,13 @@ bool Connection::consume_body(std::span<const char> input, std::size_t& pos,
 
 void Connection::write_reply(http::OutBuffer& batch) {
   http::ResponseOptions options{reply_head_only_, keep_alive(), reply_http10_, reply_.extra_headers};
-  [[maybe_unused]] bool written = http::write_response(
-      batch, ctx_->date.value(), reply_.status, reply_.content_type, reply_.body, options);
-  assert(written);
+  if (!http::write_response(batch, ctx_->date.value(), reply_.status, reply_.content_type,
+                            reply_.body, options)) {
+    // Cannot happen while kReplyRoom holds (checked in start_request); if it ever does, end the
+    // connection after what was written rather than leave the client waiting for this response.
+    close_after_output_ = true;
+    return;
+  }
   if (!options.keep_alive) close_after_output_ = true;
 }
 
@@ -189,63 +170,24 @@ void Connection::write_error(http::RequestError error, http::OutBuffer& batch) {
   http::ResponseOptions options{};
   options.keep_alive = false;
   phase_ = Phase::kHead;
-  [[maybe_unused]] bool written = http::write_response(batch, ctx_->date.value(), description.status,
-                                                       "text/plain", description.message, options);
-  assert(written);
+  // Error bodies are one short line, far below the room every request starts with.
+  (void)http::write_response(batch, ctx_->date.value(), description.status, "text/plain",
+                             description.message, options);
   close_after_output_ = true;
 }
 
-bool Connection::flush(http::OutBuffer& batch) {
-  std::size_t sent = 0;
-  while (sent < batch.size()) {
-    ssize_t n = ::send(fd_, batch.data() + sent, batch.size() - sent, MSG_NOSIGNAL);
-    if (n > 0) {
-      sent += static_cast<std::size_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && would_block(errno)) {
-      break;
-    } else {
-      batch.clear();
-      close();
-      return false;
-    }
-  }
-  if (sent < batch.size()) {
-    // The kernel's send buffer is full: keep the rest and stop reading until it drains.
-    output_ = ctx_->output_blocks.acquire();
-    output_len_ = static_cast<std::uint32_t>(batch.size() - sent);
-    output_sent_ = 0;
-    std::memcpy(output_, batch.data() + sent, output_len_);
-    input_unprocessed_ = true;
-  }
+bool Connection::send(http::OutBuffer& batch) {
+  const core::WriteResult result = transport_.write(std::span<const char>(batch.data(), batch.size()));
   batch.clear();
-  return output_len_ == 0;
-}
-
-bool Connection::flush_pending_output() {
-  while (output_sent_ < output_len_) {
-    ssize_t n = ::send(fd_, output_ + output_sent_, output_len_ - output_sent_, MSG_NOSIGNAL);
-    if (n > 0) {
-      output_sent_ += static_cast<std::uint32_t>(n);
-    } else if (n < 0 && errno == EINTR) {
-      continue;
-    } else if (n < 0 && would_block(errno)) {
-      arm(TimerKind::kIdle, true);
-      return false;
-    } else {
-      close();
-      return false;
-    }
-  }
-  ctx_->output_blocks.release(output_);
-  output_ = nullptr;
-  output_len_ = output_sent_ = 0;
-  if (close_after_output_) {
-    start_lingering_close();
+  if (result == core::WriteResult::kDone) return true;
+  if (result == core::WriteResult::kFailed) {
+    close();
     return false;
   }
-  return true;
+  // The kernel's send buffer is full: the transport keeps the rest; read nothing more until it
+  // drains (on_drained), so memory stays bounded by one block per slow reader.
+  transport_.pause_reading();
+  return false;
 }
 
 void Connection::keep_input(std::span<const char> rest) {
@@ -253,8 +195,36 @@ void Connection::keep_input(std::span<const char> rest) {
   ctx_->input_blocks.keep(input_, input_len_, close_after_output_ ? rest.first(0) : rest);
 }
 
+void Connection::on_drained() {
+  if (close_after_output_) {
+    start_lingering_close();
+    return;
+  }
+  // Requests that arrived while the output was stalled wait in the input block: answer them
+  // before reading more, or a pipelined client waits for them forever.
+  if (input_len_ > 0) {
+    process_input({input_, input_len_});
+    if (!is_open() || transport_.write_pending() || close_after_output_) return;
+  } else {
+    after_io();
+  }
+  transport_.resume_reading();
+}
+
+void Connection::on_peer_closed() {
+  peer_closed_ = true;
+  if (phase_ == Phase::kLingering) {
+    close();
+    return;
+  }
+  after_io();
+}
+
+void Connection::on_error(int) { close(); }
+
 void Connection::after_io() {
-  if (output_len_ > 0) {
+  if (!is_open() || phase_ == Phase::kLingering) return;
+  if (transport_.write_pending()) {
     arm(TimerKind::kIdle, true);  // waiting for the client to read: the idle clock applies
     return;
   }
@@ -263,7 +233,7 @@ void Connection::after_io() {
     return;
   }
   if (peer_closed_) {
-    close();
+    close();  // everything asked for is answered; a partial request can never complete
     return;
   }
   if (phase_ == Phase::kBody) {
@@ -284,23 +254,13 @@ void Connection::start_lingering_close() {
   input_ = nullptr;
   input_len_ = 0;
   phase_ = Phase::kLingering;
-  if (peer_closed_ || ::shutdown(fd_, SHUT_WR) != 0) {
+  linger_reads_ = 0;
+  if (peer_closed_ || !transport_.shutdown_write()) {
     close();
     return;
   }
   arm(TimerKind::kLinger, true);
-  discard_lingering_input();
-}
-
-void Connection::discard_lingering_input() {
-  for (int i = 0; i < kMaxLingerReads; ++i) {
-    ssize_t n = ::recv(fd_, ctx_->read_buffer.data(), ctx_->read_buffer.size(), 0);
-    if (n > 0) continue;
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0 && would_block(errno)) return;
-    close();
-    return;
-  }
+  transport_.resume_reading();
 }
 
 void Connection::on_timeout() {
@@ -309,7 +269,8 @@ void Connection::on_timeout() {
   if (kind == TimerKind::kHeader && (input_len_ > 0 || phase_ == Phase::kBody)) {
     http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
     write_error(http::RequestError::kHeaderTimeout, batch);
-    if (flush(batch) || fd_ >= 0) after_io();
+    if (!send(batch) && !is_open()) return;
+    after_io();
     return;
   }
   close();
@@ -320,15 +281,13 @@ void Connection::begin_drain() {
 }
 
 void Connection::close() {
-  if (fd_ < 0) return;
+  if (!is_open()) return;
   disarm();
   timer_kind_ = TimerKind::kNone;
-  ::close(fd_);
-  fd_ = -1;
+  transport_.close();
   ctx_->input_blocks.release(input_);
-  ctx_->output_blocks.release(output_);
-  input_ = output_ = nullptr;
-  input_len_ = output_len_ = output_sent_ = 0;
+  input_ = nullptr;
+  input_len_ = 0;
   ctx_->owner->release(*this);
 }
 

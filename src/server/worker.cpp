@@ -97,10 +97,6 @@ void Worker::accept_ready() {
     ++ctx_.open_connections;
     Connection& connection = new_connection();
     connection.open(fd, ctx_);
-    if (!ctx_.loop.watch(fd, core::kReadable | core::kWritable | core::kEdgeTriggered,
-                         &connection)) {
-      connection.close();
-    }
   }
 }
 

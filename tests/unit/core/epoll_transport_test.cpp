@@ -1,0 +1,274 @@
+#include "core/epoll_transport.hpp"
+
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "core/socket.hpp"
+
+namespace ringside::core {
+namespace {
+
+constexpr Duration kNoWait = Duration::zero();
+constexpr Duration kGenerousWait = std::chrono::seconds(5);
+constexpr std::size_t kBlock = 4096;
+
+// Records every callback; each hook lets a test act from inside one (close, pause, write...).
+class Recorder final : public TransportHandler {
+ public:
+  std::span<char> read_space() override { return {buffer.data(), space}; }
+  void on_data(std::span<char> bytes) override {
+    data.append(bytes.data(), bytes.size());
+    ++data_calls;
+    if (after_data) after_data();
+  }
+  void on_peer_closed() override {
+    ++peer_closed;
+    if (after_peer_closed) after_peer_closed();
+  }
+  void on_drained() override { ++drained; }
+  void on_error(int error) override { errors.push_back(error); }
+  void on_connected(int error) override { connected.push_back(error); }
+
+  std::array<char, 65536> buffer{};
+  std::size_t space = 65536;
+  std::string data;
+  int data_calls = 0;
+  int peer_closed = 0;
+  int drained = 0;
+  std::vector<int> errors;
+  std::vector<int> connected;
+  std::function<void()> after_data;
+  std::function<void()> after_peer_closed;
+};
+
+struct Pair {
+  Pair() {
+    int fds[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+    local = fds[0];
+    peer = fds[1];
+  }
+  ~Pair() {
+    if (peer >= 0) ::close(peer);
+  }
+  int local = -1;  // handed to the transport, which closes it
+  int peer = -1;
+};
+
+void send_all(int fd, std::string_view bytes) {
+  ASSERT_EQ(::send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL), static_cast<ssize_t>(bytes.size()));
+}
+
+std::string drain(int fd) {
+  std::string out;
+  char chunk[65536];
+  while (true) {
+    ssize_t n = ::recv(fd, chunk, sizeof chunk, 0);
+    if (n <= 0) return out;
+    out.append(chunk, static_cast<std::size_t>(n));
+  }
+}
+
+class TransportTest : public ::testing::Test {
+ protected:
+  EventLoop loop;
+  BlockPool blocks{kBlock, 4};
+  Recorder handler;
+  EpollTransport transport;
+  Pair pair;
+
+  void open() { ASSERT_TRUE(transport.open(loop, pair.local, handler, blocks)); }
+};
+
+TEST_F(TransportTest, DeliversDataThenEofThatArrivedTogether) {
+  open();
+  // The bytes and the FIN are queued before the loop looks: one edge announces both, and a
+  // short read must not be taken to mean "nothing more", or the EOF is never seen.
+  send_all(pair.peer, "last bytes");
+  ::shutdown(pair.peer, SHUT_WR);
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(handler.data, "last bytes");
+  EXPECT_EQ(handler.peer_closed, 1);
+  loop.run_once(kNoWait);
+  EXPECT_EQ(handler.peer_closed, 1) << "the EOF is reported once";
+}
+
+TEST_F(TransportTest, ShortReadWithoutHangUpCostsOneRecv) {
+  open();
+  send_all(pair.peer, "GET / HTTP/1.1\r\n\r\n");
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(handler.data_calls, 1);
+  EXPECT_EQ(handler.peer_closed, 0);
+  send_all(pair.peer, "more");
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(handler.data, "GET / HTTP/1.1\r\n\r\nmore");
+}
+
+TEST_F(TransportTest, ReadsInPiecesOfTheOfferedSpace) {
+  open();
+  handler.space = 3;
+  send_all(pair.peer, "abcdefgh");
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(handler.data, "abcdefgh");
+  EXPECT_EQ(handler.data_calls, 3);
+}
+
+TEST_F(TransportTest, PausedReadingHoldsDataAndEofUntilResumed) {
+  open();
+  transport.pause_reading();
+  send_all(pair.peer, "held");
+  ::shutdown(pair.peer, SHUT_WR);
+  loop.run_once(kGenerousWait);
+  EXPECT_TRUE(handler.data.empty());
+  EXPECT_EQ(handler.peer_closed, 0);
+  // Edge-triggered: no new edge will come, so resuming must read what is already there.
+  transport.resume_reading();
+  EXPECT_EQ(handler.data, "held");
+  EXPECT_EQ(handler.peer_closed, 1);
+}
+
+TEST_F(TransportTest, WriteKeepsWhatTheKernelRefusesAndReportsTheDrain) {
+  open();
+  int small = 4096;
+  setsockopt(pair.local, SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  setsockopt(pair.peer, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  std::string sent;
+  WriteResult result = WriteResult::kDone;
+  for (int i = 0; i < 1000 && result == WriteResult::kDone; ++i) {
+    std::string chunk(kBlock / 2, static_cast<char>('a' + i % 26));
+    result = transport.write(chunk);
+    sent += chunk;
+  }
+  ASSERT_EQ(result, WriteResult::kPending) << "the socket buffer never filled";
+  EXPECT_TRUE(transport.write_pending());
+  EXPECT_EQ(blocks.in_use(), 1u);
+  std::string received;
+  for (int turn = 0; turn < 10000 && transport.write_pending(); ++turn) {
+    received += drain(pair.peer);
+    loop.run_once(std::chrono::milliseconds(10));
+  }
+  received += drain(pair.peer);
+  EXPECT_FALSE(transport.write_pending());
+  EXPECT_EQ(handler.drained, 1);
+  EXPECT_EQ(received, sent) << "bytes lost, duplicated or reordered";
+  EXPECT_EQ(blocks.in_use(), 0u);
+}
+
+TEST_F(TransportTest, WriteToAClosedPeerFailsWithoutSigpipe) {
+  open();
+  ::close(pair.peer);
+  pair.peer = -1;
+  // MSG_NOSIGNAL: an embedding process is not killed by SIGPIPE (the test would die here).
+  WriteResult result = transport.write(std::string_view("hello"));
+  EXPECT_EQ(result, WriteResult::kFailed);
+  EXPECT_EQ(errno, EPIPE);
+}
+
+TEST_F(TransportTest, RefusesAWriteLargerThanOneBlock) {
+  open();
+  std::string huge(kBlock + 1, 'x');
+  EXPECT_EQ(transport.write(huge), WriteResult::kFailed);
+  EXPECT_EQ(errno, EMSGSIZE);
+}
+
+TEST_F(TransportTest, CloseInsideACallbackStopsDelivery) {
+  open();
+  handler.space = 2;
+  handler.after_data = [&] { transport.close(); };
+  const std::uint32_t generation = transport.generation();
+  send_all(pair.peer, "abcdef");
+  ::shutdown(pair.peer, SHUT_WR);
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(handler.data, "ab");
+  EXPECT_EQ(handler.peer_closed, 0);
+  EXPECT_FALSE(transport.is_open());
+  EXPECT_NE(transport.generation(), generation);
+}
+
+TEST(TransportConnect, ConnectsAndExchangesBytes) {
+  EventLoop loop;
+  BlockPool blocks{kBlock, 4};
+  Recorder handler;
+  EpollTransport transport;
+  ListenOptions options;
+  options.reuse_port = false;
+  int listener = listen_tcp(options);
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  ASSERT_TRUE(parse_address("127.0.0.1", local_port(listener), address, length));
+  int result = transport.connect(loop, reinterpret_cast<sockaddr*>(&address), length, handler, blocks);
+  ASSERT_TRUE(result == 0 || result == EINPROGRESS) << result;
+  for (int i = 0; i < 100 && result == EINPROGRESS && handler.connected.empty(); ++i) {
+    loop.run_once(std::chrono::milliseconds(50));
+  }
+  if (result == EINPROGRESS) {
+    ASSERT_EQ(handler.connected.size(), 1u);
+    EXPECT_EQ(handler.connected[0], 0);
+  }
+  int server_side = -1;
+  for (int i = 0; i < 100 && server_side < 0; ++i) {
+    server_side = accept_nonblocking(listener);
+    if (server_side < 0) loop.run_once(std::chrono::milliseconds(10));
+  }
+  ASSERT_GE(server_side, 0);
+  EXPECT_EQ(transport.write(std::string_view("ping")), WriteResult::kDone);
+  send_all(server_side, "pong");
+  ::shutdown(server_side, SHUT_WR);
+  for (int i = 0; i < 100 && handler.peer_closed == 0; ++i) loop.run_once(std::chrono::milliseconds(50));
+  EXPECT_EQ(handler.data, "pong");
+  EXPECT_EQ(handler.peer_closed, 1);
+  char got[8] = {};
+  EXPECT_EQ(::recv(server_side, got, sizeof got, 0), 4);
+  EXPECT_EQ(std::string_view(got, 4), "ping");
+  ::close(server_side);
+  ::close(listener);
+}
+
+TEST(TransportConnect, ReportsARefusedConnect) {
+  EventLoop loop;
+  BlockPool blocks{kBlock, 4};
+  Recorder handler;
+  EpollTransport transport;
+  // A port that was just free: bind, read it, close, then connect to it.
+  ListenOptions options;
+  options.reuse_port = false;
+  int listener = listen_tcp(options);
+  const std::uint16_t port = local_port(listener);
+  ::close(listener);
+  sockaddr_storage address{};
+  socklen_t length = 0;
+  ASSERT_TRUE(parse_address("127.0.0.1", port, address, length));
+  int result = transport.connect(loop, reinterpret_cast<sockaddr*>(&address), length, handler, blocks);
+  if (result == EINPROGRESS) {
+    for (int i = 0; i < 100 && handler.connected.empty(); ++i) loop.run_once(std::chrono::milliseconds(50));
+    ASSERT_EQ(handler.connected.size(), 1u);
+    result = handler.connected[0];
+  }
+  EXPECT_EQ(result, ECONNREFUSED);
+  EXPECT_FALSE(transport.is_open());
+}
+
+TEST_F(TransportTest, ReportsAResetAsAnError) {
+  open();
+  // SO_LINGER 0 on a TCP socket would be the usual reset; on a socket pair, a peer that closes
+  // with unread data gives ECONNRESET to the reader of this end.
+  send_all(pair.local, "unread by the peer");
+  ::close(pair.peer);
+  pair.peer = -1;
+  loop.run_once(kGenerousWait);
+  const bool reported = !handler.errors.empty() || handler.peer_closed == 1;
+  EXPECT_TRUE(reported) << "a dead peer must be reported, as an error or an EOF";
+}
+
+}  // namespace
+}  // namespace ringside::core

@@ -1,0 +1,147 @@
+// A server Connection driven through a socket pair: the whole state machine, with no listener and
+// no threads, so each case can hold its client exactly where the defect needs it.
+#include "server/connection.hpp"
+
+#include <gtest/gtest.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <string>
+#include <string_view>
+
+#include "server/hello_routes.hpp"
+
+namespace ringside::server {
+namespace {
+
+constexpr auto kTurn = std::chrono::milliseconds(10);
+constexpr int kMaxTurns = 500;  // 5 s at most per wait: a bound, not a pace
+
+Reply huge_reply(const http::Request&) {
+  static const std::string body(kMaxReplyBody + 1, 'x');
+  return {http::Status::kOk, "text/plain", body, {}};
+}
+
+class Owner final : public ConnectionOwner {
+ public:
+  void release(Connection&) override { ++released; }
+  int released = 0;
+};
+
+class ConnectionTest : public ::testing::Test {
+ protected:
+  ConnectionTest() {
+    add_hello_routes(router);
+    router.add("/huge", kGetOrHead, huge_reply);
+    context.owner = &owner;
+    int fds[2];
+    EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
+    client = fds[1];
+    connection.open(fds[0], context);
+  }
+  ~ConnectionTest() override {
+    connection.close();
+    if (client >= 0) ::close(client);
+  }
+
+  void send(std::string_view bytes) {
+    ASSERT_EQ(::send(client, bytes.data(), bytes.size(), MSG_NOSIGNAL),
+              static_cast<ssize_t>(bytes.size()));
+  }
+  // Reads what is there; true when the server closed its side.
+  bool read_some() {
+    char chunk[65536];
+    while (true) {
+      ssize_t n = ::recv(client, chunk, sizeof chunk, 0);
+      if (n == 0) return true;
+      if (n < 0) return false;
+      received.append(chunk, static_cast<std::size_t>(n));
+    }
+  }
+  // Runs the server's loop until the server closed its side (true) or the bound ran out.
+  bool run_until_eof() {
+    for (int i = 0; i < kMaxTurns; ++i) {
+      context.loop.run_once(kTurn);
+      if (read_some()) return true;
+    }
+    return false;
+  }
+  std::size_t count(std::string_view needle) const {
+    std::size_t n = 0;
+    for (auto at = received.find(needle); at != std::string::npos; at = received.find(needle, at + 1)) ++n;
+    return n;
+  }
+
+  ServerConfig config;
+  Router router;
+  WorkerContext context{config, router};
+  Owner owner;
+  Connection connection;
+  int client = -1;
+  std::string received;
+};
+
+TEST_F(ConnectionTest, RequestThenFinGetsItsResponseAndAClose) {
+  send("GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  ::shutdown(client, SHUT_WR);
+  ASSERT_TRUE(run_until_eof()) << "the client's FIN went unnoticed";
+  EXPECT_EQ(count("HTTP/1.1 200 OK"), 1u);
+  EXPECT_EQ(owner.released, 1);
+}
+
+TEST_F(ConnectionTest, PartialHeadThenFinClosesWithoutAnswer) {
+  send("GET / HTTP/1.1\r\nHo");
+  ::shutdown(client, SHUT_WR);
+  ASSERT_TRUE(run_until_eof()) << "a half-sent head followed by FIN must not wait for the timer";
+  EXPECT_TRUE(received.empty());
+  EXPECT_EQ(owner.released, 1);
+  EXPECT_EQ(context.input_blocks.in_use(), 0u);
+}
+
+TEST_F(ConnectionTest, SlowReaderWithADeepPipelineGetsEveryResponse) {
+  int small = 4096;
+  setsockopt(client, SOL_SOCKET, SO_RCVBUF, &small, sizeof small);
+  std::string burst;
+  constexpr int kRequests = 1000;
+  for (int i = 0; i < kRequests; ++i) burst += "GET / HTTP/1.1\r\nHost: x\r\n\r\n";
+  // The burst is larger than the socket pair's buffer: feed it as the server takes it.
+  std::size_t offset = 0;
+  for (int i = 0; i < kMaxTurns * 10 && count("HTTP/1.1 200 OK") < kRequests; ++i) {
+    if (offset < burst.size()) {
+      ssize_t n = ::send(client, burst.data() + offset, burst.size() - offset, MSG_NOSIGNAL);
+      if (n > 0) offset += static_cast<std::size_t>(n);
+    }
+    context.loop.run_once(std::chrono::milliseconds(1));
+    // Read only every few turns, so the server's output stalls again and again.
+    if (i % 4 == 3) read_some();
+  }
+  EXPECT_EQ(offset, burst.size());
+  EXPECT_EQ(count("HTTP/1.1 200 OK"), static_cast<std::size_t>(kRequests));
+  EXPECT_EQ(owner.released, 0);
+}
+
+TEST_F(ConnectionTest, AReplyTooLargeForItsRoomBecomesA500NotSilence) {
+  send("GET /huge HTTP/1.1\r\nHost: x\r\n\r\n");
+  for (int i = 0; i < kMaxTurns && received.find("\r\n\r\n") == std::string::npos; ++i) {
+    context.loop.run_once(kTurn);
+    read_some();
+  }
+  EXPECT_EQ(received.rfind("HTTP/1.1 500 ", 0), 0u) << received.substr(0, 200);
+}
+
+TEST_F(ConnectionTest, ErrorResponseThenLingeringCloseEndsOnClientFin) {
+  send("GET / HTTP/1.1\r\n\r\n");  // no Host: 400 and close
+  for (int i = 0; i < kMaxTurns && received.find("\r\n\r\n") == std::string::npos; ++i) {
+    context.loop.run_once(kTurn);
+    read_some();
+  }
+  EXPECT_EQ(received.rfind("HTTP/1.1 400 ", 0), 0u);
+  EXPECT_EQ(owner.released, 0) << "lingering: the server waits for the client's FIN";
+  ::shutdown(client, SHUT_WR);
+  for (int i = 0; i < kMaxTurns && owner.released == 0; ++i) context.loop.run_once(kTurn);
+  EXPECT_EQ(owner.released, 1);
+}
+
+}  // namespace
+}  // namespace ringside::server
