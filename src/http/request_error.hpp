@@ -35,6 +35,8 @@ enum class RequestError : std::uint8_t {
   kBodyTooLarge,
   kUnsupportedExpectation,
   kMalformedChunk,
+  kChunkLineTooLong,
+  kChunkFramingTooLarge,
   kHeaderTimeout,
 };
 
@@ -82,6 +84,12 @@ constexpr ErrorDescription describe(RequestError error) {
     case kUnsupportedExpectation:
       return {Status::kExpectationFailed, "only 'Expect: 100-continue' is supported\n"};
     case kMalformedChunk: return {Status::kBadRequest, "malformed chunked body\n"};
+    case kChunkLineTooLong:
+      return {Status::kBadRequest,
+              "chunk-size line (size, whitespace, extensions) exceeds 4096 bytes\n"};
+    case kChunkFramingTooLarge:
+      return {Status::kBadRequest,
+              "chunked framing (size lines, extensions, trailers) exceeds max(64 KiB, body)\n"};
     case kHeaderTimeout:
       return {Status::kRequestTimeout, "request headers not received within --header-timeout\n"};
   }

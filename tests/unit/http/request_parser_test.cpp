@@ -433,6 +433,8 @@ constexpr ErrorStatus kEveryErrorStatus[] = {
     {kBodyTooLarge, Status::kPayloadTooLarge},
     {kUnsupportedExpectation, Status::kExpectationFailed},
     {kMalformedChunk, Status::kBadRequest},
+    {kChunkLineTooLong, Status::kBadRequest},
+    {kChunkFramingTooLarge, Status::kBadRequest},
     {kHeaderTimeout, Status::kRequestTimeout},
 };
 static_assert(std::size(kEveryErrorStatus) == static_cast<std::size_t>(kHeaderTimeout) + 1,
