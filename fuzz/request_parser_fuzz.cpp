@@ -8,12 +8,17 @@
 //     limit) agrees with parsing the whole: complete with the same head, partial, or the same error;
 //   - every string_view of the Request lies inside the head it was parsed from;
 //   - tighter ParserLimits never accept what the default limits refuse;
+//   - the resumable parse, fed the head in two or three growing pieces with one HeadScan (and the
+//     Request clobbered in between, as a worker's shared one would be), answers exactly as the
+//     one-shot parse of the whole, and leaves the HeadScan fresh after complete or error;
+//   - a complete head's target is origin-form or absolute-form http://, path and host to match;
 //   - the chunked decoder gives the same outcome fed whole or in two pieces.
 #include <cstddef>
 #include <cstdint>
 #include <optional>
 #include <span>
 #include <string_view>
+#include <utility>
 
 #include "http/chunked_decoder.hpp"
 #include "http/request_parser.hpp"
@@ -65,10 +70,23 @@ void check_complete_head(std::span<const char> input, const ParseResult& r, cons
 
   check(!req.method_name.empty() && lies_within(req.method_name, head));
   check(!req.target.empty() && lies_within(req.target, head));
-  check(lies_within(req.path, head) && lies_within(req.query, head));
-  check(req.path.data() == req.target.data() && req.path.size() <= req.target.size());
+  check(lies_within(req.query, head) && lies_within(req.host, head));
   for (char c : req.target) check(c != ' ' && c != '\r' && c != '\n');
-  if (!req.query.empty()) check(req.query.data() == req.path.data() + req.path.size() + 1);
+  check(!req.path.empty() && req.path.front() == '/');
+  if (req.target.front() == '/') {  // origin-form
+    check(req.path.data() == req.target.data() && req.path.size() <= req.target.size());
+    if (!req.query.empty()) check(req.query.data() == req.path.data() + req.path.size() + 1);
+  } else {  // absolute-form: "http://" host [path] ["?" query]
+    check(req.target.size() > 7 && (req.target[4] == ':' && req.target[5] == '/'));
+    check(!req.host.empty() && req.host.data() == req.target.data() + 7);
+    const char* after_host = req.host.data() + req.host.size();
+    if (lies_within(req.path, head)) {
+      check(req.path.data() == after_host);
+    } else {
+      check(req.path == "/");  // none in the target
+    }
+    if (!req.query.empty()) check(req.query.data() > after_host);
+  }
 
   check(req.version_minor <= 1);
   check(req.header_count <= kMaxHeaders);
@@ -95,7 +113,8 @@ bool same_request(const Request& a, const Request& b) {
     return x.data() == y.data() && x.size() == y.size();
   };
   if (!same_view(a.method_name, b.method_name) || !same_view(a.target, b.target) ||
-      !same_view(a.path, b.path) || !same_view(a.query, b.query) || a.method != b.method ||
+      !same_view(a.path, b.path) || !same_view(a.query, b.query) ||
+      !same_view(a.host, b.host) || a.method != b.method ||
       a.version_minor != b.version_minor || a.framing != b.framing ||
       a.content_length != b.content_length || a.keep_alive != b.keep_alive ||
       a.expect_continue != b.expect_continue || a.header_count != b.header_count) {
@@ -129,6 +148,48 @@ void check_prefix_agrees(std::span<const char> input, const ParseResult& whole,
       check(r.status == ParseStatus::kPartial ||
             (r.status == ParseStatus::kError && r.error == whole.error));
       break;
+  }
+}
+
+bool is_fresh(const HeadScan& scan) {
+  return scan.scanned == 0 && scan.line_start == 0 && scan.header_lines == 0 &&
+         !scan.request_line_done;
+}
+
+// What another connection leaves in a worker's shared Request between two reads of this one.
+void clobber(Request& request) {
+  static constexpr std::string_view kOther = "PUT /o?x HTTP/1.0\r\nHost: z\r\nX: y\r\n\r\n";
+  check(parse_request(std::span<const char>(kOther.data(), kOther.size()), request).status ==
+        ParseStatus::kComplete);
+}
+
+bool same_result(const ParseResult& a, const Request& ra, const ParseResult& b, const Request& rb) {
+  if (a.status != b.status || a.consumed != b.consumed || a.error != b.error) return false;
+  return a.status != ParseStatus::kComplete || same_request(ra, rb);
+}
+
+// The head arriving in pieces (ending at `first`, then `second`, then the whole input), parsed
+// with one HeadScan: each answer is the one-shot answer for the bytes so far.
+void check_resumable_agrees(std::span<const char> input, const ParseResult& whole,
+                            const Request& whole_request, std::size_t first, std::size_t second) {
+  if (first > second) std::swap(first, second);
+  HeadScan scan;
+  Request request;
+  for (std::size_t length : {first, second, input.size()}) {
+    const ParseResult r = parse_request(input.first(length), request, scan);
+    if (length == input.size()) {
+      check(same_result(r, request, whole, whole_request));
+    } else {
+      Request one_shot_request;
+      check(same_result(r, request, parse_request(input.first(length), one_shot_request),
+                        one_shot_request));
+    }
+    if (r.status != ParseStatus::kPartial) {
+      check(is_fresh(scan));
+      return;
+    }
+    check(scan.scanned <= length && scan.line_start <= scan.scanned);
+    clobber(request);
   }
 }
 
@@ -193,6 +254,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     if (!rest.empty()) check_prefix_agrees(rest, r, request, rest.size() - 1);
     if (rest.size() > kMaxHeadBytes) check_prefix_agrees(rest, r, request, kMaxHeadBytes);
     check_tighter_limits_agree(rest, r, step + size);
+    check_resumable_agrees(rest, r, request, split_point(rest, step + 1),
+                           split_point(rest, step + 2));
     if (r.status == ParseStatus::kPartial) {
       check(r.error == RequestError::kNone && r.consumed == 0);
       return 0;

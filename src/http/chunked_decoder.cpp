@@ -33,6 +33,15 @@ ChunkedDecoder::Result ChunkedDecoder::feed(std::span<const char> input) {
       continue;
     }
     const char c = input[i++];
+    // Every byte that is not chunk data is framing; the data a chunk declares earns its allowance.
+    if (++framing_bytes_ > std::max(framing_allowance_, body_bytes_)) {
+      return fail(RequestError::kChunkFramingTooLarge);
+    }
+    const bool in_size_line =
+        state_ == State::kSize || state_ == State::kSizeWhitespace || state_ == State::kExtension;
+    if (in_size_line && c != '\r' && ++line_bytes_ > kMaxLineBytes) {
+      return fail(RequestError::kChunkLineTooLong);
+    }
     switch (state_) {
       case State::kSize: {
         int digit = hex_value(c);
@@ -66,8 +75,6 @@ ChunkedDecoder::Result ChunkedDecoder::feed(std::span<const char> input) {
         if (c == '\r') {
           state_ = State::kSizeLf;
         } else if (c == '\n' || (static_cast<unsigned char>(c) < 0x20 && c != '\t') || c == 0x7f) {
-          return fail(RequestError::kMalformedChunk);
-        } else if (++line_bytes_ > kMaxLineBytes) {
           return fail(RequestError::kMalformedChunk);
         }
         break;

@@ -4,6 +4,17 @@
 //
 //   ChunkedDecoder decoder(max_body);
 //   auto r = decoder.feed(bytes);   // r.consumed bytes used; r.done at the end; r.error on garbage
+//
+// Bounds, so that a peer cannot make it work without end on bytes that are not body:
+//   - a chunk-size line (hex size, whitespace, extensions; everything before its CRLF) is at most
+//     kMaxLineBytes (4096) bytes, else kChunkLineTooLong;
+//   - trailers are at most 16 KiB, else kHeadTooLarge;
+//   - framing (every byte that is not chunk data: size lines with their CRLFs, the CRLF after each
+//     chunk's data, the last chunk, trailers and the final CRLF) may not exceed
+//     max(framing_allowance, declared body bytes so far), else kChunkFramingTooLarge. With the
+//     default 64 KiB allowance, a body of tiny chunks is refused once its framing is both over
+//     64 KiB and larger than its data: 13,106 one-byte chunks pass, 13,107 do not. Decoding a
+//     response whose size the reader does not bound anyway, pass kUnboundedFraming.
 #pragma once
 
 #include <cstddef>
@@ -23,9 +34,18 @@ class ChunkedDecoder {
     RequestError error = RequestError::kNone;
   };
 
-  explicit ChunkedDecoder(std::uint64_t max_body = ~std::uint64_t{0}) : max_body_(max_body) {}
+  static constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
+  static constexpr std::uint64_t kFramingAllowance = 64 * 1024;
+  static constexpr std::uint64_t kUnboundedFraming = kUnlimited;
+  static constexpr std::uint32_t kMaxLineBytes = 4096;  // a chunk-size line, before its CRLF
 
-  void reset(std::uint64_t max_body) { *this = ChunkedDecoder(max_body); }
+  explicit ChunkedDecoder(std::uint64_t max_body = kUnlimited,
+                          std::uint64_t framing_allowance = kFramingAllowance)
+      : max_body_(max_body), framing_allowance_(framing_allowance) {}
+
+  void reset(std::uint64_t max_body, std::uint64_t framing_allowance = kFramingAllowance) {
+    *this = ChunkedDecoder(max_body, framing_allowance);
+  }
   [[nodiscard]] Result feed(std::span<const char> input);
   [[nodiscard]] std::uint64_t body_bytes() const { return body_bytes_; }
 
@@ -35,11 +55,12 @@ class ChunkedDecoder {
     kTrailerStart, kTrailer, kTrailerLf, kFinalLf, kDone,
   };
   static constexpr int kMaxSizeDigits = 15;
-  static constexpr std::uint32_t kMaxLineBytes = 4096;     // a chunk-size line with extensions
   static constexpr std::uint32_t kMaxTrailerBytes = 16 * 1024;
 
   std::uint64_t max_body_;
+  std::uint64_t framing_allowance_;
   std::uint64_t body_bytes_ = 0;
+  std::uint64_t framing_bytes_ = 0;
   std::uint64_t chunk_remaining_ = 0;
   std::uint32_t line_bytes_ = 0;
   std::uint32_t trailer_bytes_ = 0;

@@ -1,5 +1,6 @@
-// A parsed request head. Every string_view points into the caller's input buffer, so a Request
-// is valid only while those bytes are.
+// A parsed request head. Every string_view points into the caller's input buffer (except `path`,
+// which is a static "/" for an absolute-form target without a path), so a Request is valid only
+// while those bytes are.
 #pragma once
 
 #include <array>
@@ -27,9 +28,12 @@ struct Header {
 struct Request {
   std::string_view method_name;
   Method method = Method::kOther;
-  std::string_view target;  // as sent: path and query
-  std::string_view path;    // target up to '?'
+  std::string_view target;  // as sent: "/path?query", or "http://host/path?query" (absolute-form)
+  std::string_view path;    // the target's path, up to '?'; "/" when an absolute-form has none
   std::string_view query;   // after '?', without it
+  // The host (and port) the request is for: an absolute-form target's authority, which overrides
+  // Host (RFC 9112 section 3.2.2), else the Host header's value; empty when neither gives one.
+  std::string_view host;
   std::uint8_t version_minor = 1;
   BodyFraming framing = BodyFraming::kNone;
   std::uint64_t content_length = 0;

@@ -15,6 +15,10 @@ enum class RequestError : std::uint8_t {
   kMalformedRequestLine,
   kInvalidMethod,
   kInvalidTarget,
+  kInvalidTargetForm,
+  kAsteriskForm,
+  kInvalidTargetHost,
+  kMisdirectedScheme,
   kUnsupportedVersion,
   kBareLineFeed,
   kMalformedHeader,
@@ -26,6 +30,7 @@ enum class RequestError : std::uint8_t {
   kUriTooLong,
   kMissingHost,
   kRepeatedHost,
+  kInvalidHost,
   kLengthAndTransferEncoding,
   kInvalidContentLength,
   kConflictingContentLength,
@@ -35,6 +40,8 @@ enum class RequestError : std::uint8_t {
   kBodyTooLarge,
   kUnsupportedExpectation,
   kMalformedChunk,
+  kChunkLineTooLong,
+  kChunkFramingTooLarge,
   kHeaderTimeout,
 };
 
@@ -51,6 +58,17 @@ constexpr ErrorDescription describe(RequestError error) {
       return {Status::kBadRequest, "malformed request line: expected 'METHOD /target HTTP/1.1'\n"};
     case kInvalidMethod: return {Status::kBadRequest, "invalid character in method\n"};
     case kInvalidTarget: return {Status::kBadRequest, "invalid character in request target\n"};
+    case kInvalidTargetForm:
+      return {Status::kBadRequest,
+              "request target must be a path '/...' or an absolute 'http://host/...' URL\n"};
+    case kAsteriskForm:
+      return {Status::kBadRequest, "'*' (server-wide OPTIONS) is not supported: ask for a path\n"};
+    case kInvalidTargetHost:
+      return {Status::kBadRequest,
+              "invalid host in absolute-form target: expected 'http://host[:port]/path'\n"};
+    case kMisdirectedScheme:
+      return {Status::kMisdirectedRequest,
+              "an https:// target sent to a plain-HTTP server: use http://\n"};
     case kUnsupportedVersion:
       return {Status::kHttpVersionNotSupported, "only HTTP/1.0 and HTTP/1.1 are supported\n"};
     case kBareLineFeed: return {Status::kBadRequest, "lines must end with CRLF, not a bare LF or CR\n"};
@@ -67,6 +85,8 @@ constexpr ErrorDescription describe(RequestError error) {
     case kUriTooLong: return {Status::kUriTooLong, "request line exceeds 16 KiB\n"};
     case kMissingHost: return {Status::kBadRequest, "HTTP/1.1 request without a Host header\n"};
     case kRepeatedHost: return {Status::kBadRequest, "more than one Host header\n"};
+    case kInvalidHost:
+      return {Status::kBadRequest, "invalid Host header: expected 'host' or 'host:port'\n"};
     case kLengthAndTransferEncoding:
       return {Status::kBadRequest, "both Content-Length and Transfer-Encoding: send only one\n"};
     case kInvalidContentLength: return {Status::kBadRequest, "invalid Content-Length\n"};
@@ -82,6 +102,12 @@ constexpr ErrorDescription describe(RequestError error) {
     case kUnsupportedExpectation:
       return {Status::kExpectationFailed, "only 'Expect: 100-continue' is supported\n"};
     case kMalformedChunk: return {Status::kBadRequest, "malformed chunked body\n"};
+    case kChunkLineTooLong:
+      return {Status::kBadRequest,
+              "chunk-size line (size, whitespace, extensions) exceeds 4096 bytes\n"};
+    case kChunkFramingTooLarge:
+      return {Status::kBadRequest,
+              "chunked framing (size lines, extensions, trailers) exceeds max(64 KiB, body)\n"};
     case kHeaderTimeout:
       return {Status::kRequestTimeout, "request headers not received within --header-timeout\n"};
   }

@@ -1,5 +1,6 @@
 #include "http/request_parser.hpp"
 
+#include "http/authority.hpp"
 #include "http/field_line.hpp"
 #include "http/token.hpp"
 
@@ -44,13 +45,19 @@ Method method_of(std::string_view m) {
   return Method::kOther;
 }
 
-// Finds the end of the line starting at `pos`: the index of its CR (followed by LF).
-// Returns npos when the line is not complete yet; sets `error` on a bare CR or LF.
-std::size_t find_line_end(std::string_view in, std::size_t pos, RequestError& error) {
-  for (std::size_t i = pos; i < in.size(); ++i) {
+// Searches for the end of the current line from `from`: returns the index of its CR (followed by
+// LF), or npos when the line is not complete yet, with `stopped` set to where the search must
+// resume (the end of the input, or a last byte CR whose LF has not arrived). Sets `error` on a
+// bare CR or LF.
+std::size_t find_line_end(std::string_view in, std::size_t from, std::size_t& stopped,
+                          RequestError& error) {
+  for (std::size_t i = from; i < in.size(); ++i) {
     char c = in[i];
     if (c == '\r') {
-      if (i + 1 == in.size()) return std::string_view::npos;
+      if (i + 1 == in.size()) {
+        stopped = i;
+        return std::string_view::npos;
+      }
       if (in[i + 1] != '\n') {
         error = kBareLineFeed;
         return std::string_view::npos;
@@ -62,7 +69,53 @@ std::size_t find_line_end(std::string_view in, std::size_t pos, RequestError& er
       return std::string_view::npos;
     }
   }
+  stopped = in.size();
   return std::string_view::npos;
+}
+
+// Where the request line starts: RFC 9112 section 2.2 says to ignore at least one empty line
+// before it; we ignore up to two. Depends only on the first four bytes.
+std::size_t skip_leading_empty_lines(std::string_view in) {
+  std::size_t pos = 0;
+  while (in.size() - pos >= 2 && in[pos] == '\r' && in[pos + 1] == '\n' && pos < 4) pos += 2;
+  return pos;
+}
+
+constexpr bool starts_with_ignore_case(std::string_view s, std::string_view prefix) {
+  return s.size() >= prefix.size() && equals_ignore_case(s.substr(0, prefix.size()), prefix);
+}
+
+// The path of an absolute-form target with none ("http://host", "http://host?q"): RFC 9110
+// section 4.2.3 makes an empty path equivalent to "/".
+constexpr std::string_view kRootPath = "/";
+
+// Splits the target by its form (RFC 9112 section 3.2) into path, query and, for absolute-form,
+// host. Only origin-form and absolute-form http:// are served.
+RequestError parse_target(std::string_view target, Request& r) {
+  std::string_view path_and_query = target;
+  r.host = {};
+  if (target.front() != '/') {
+    // The scheme is case-insensitive (RFC 3986 section 3.1).
+    if (starts_with_ignore_case(target, "https://")) return kMisdirectedScheme;
+    if (!starts_with_ignore_case(target, "http://")) {
+      return target == "*" ? kAsteriskForm : kInvalidTargetForm;
+    }
+    std::string_view rest = target.substr(7);
+    const std::size_t authority_end = rest.find_first_of("/?");
+    // No userinfo ('@' is not valid host syntax: RFC 9110 section 4.2.4 says to refuse it) and no
+    // empty host (RFC 9110 section 4.2.1: a recipient MUST reject it).
+    HostPort host_port;
+    r.host = rest.substr(0, authority_end);
+    if (!parse_host_port(r.host, host_port) || host_port.host.empty()) return kInvalidTargetHost;
+    path_and_query = authority_end == std::string_view::npos ? std::string_view{}
+                                                             : rest.substr(authority_end);
+  }
+  const auto question = path_and_query.find('?');
+  r.path = path_and_query.substr(0, question);
+  if (r.path.empty()) r.path = kRootPath;
+  r.query = question == std::string_view::npos ? std::string_view{}
+                                               : path_and_query.substr(question + 1);
+  return kNone;
 }
 
 RequestError parse_request_line(std::string_view line, Request& r) {
@@ -88,10 +141,7 @@ RequestError parse_request_line(std::string_view line, Request& r) {
   // A higher minor version is answered as 1.1 (RFC 9110 section 2.5).
   r.version_minor = version[7] == '0' ? 0 : 1;
   r.method = method_of(r.method_name);
-  auto question = r.target.find('?');
-  r.path = r.target.substr(0, question);
-  r.query = question == std::string_view::npos ? std::string_view{} : r.target.substr(question + 1);
-  return kNone;
+  return parse_target(r.target, r);
 }
 
 RequestError parse_header_line(std::string_view line, Header& header) {
@@ -147,6 +197,11 @@ RequestError interpret_headers(Request& r) {
     } else if (equals_ignore_case(name, "host")) {
       if (saw_host) return kRepeatedHost;
       saw_host = true;
+      // An empty value is valid (RFC 9112 section 3.2: sent when the target URI has no authority).
+      HostPort host_port;
+      if (!parse_host_port(h.value, host_port)) return kInvalidHost;
+      // An absolute-form target's authority overrides Host (RFC 9112 section 3.2.2).
+      if (r.target.front() == '/') r.host = h.value;
     } else if (equals_ignore_case(name, "connection")) {
       for_each_list_element(h.value, [&](std::string_view token) {
         if (equals_ignore_case(token, "close")) close = true;
@@ -178,8 +233,6 @@ RequestError interpret_headers(Request& r) {
   return kNone;
 }
 
-ParseResult error_result(RequestError e) { return {ParseStatus::kError, 0, e}; }
-
 }  // namespace
 
 std::string_view Request::header(std::string_view name) const {
@@ -190,51 +243,68 @@ std::string_view Request::header(std::string_view name) const {
 }
 
 ParseResult parse_request(std::span<const char> input, Request& r, const ParserLimits& limits) {
+  HeadScan scan;
+  return parse_request(input, r, scan, limits);
+}
+
+ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& scan,
+                          const ParserLimits& limits) {
   // Look no further than the limit: a head that does not end within it is too large whatever
   // follows, so the answer cannot depend on how much of the rest has arrived (a bare LF after
   // the limit would otherwise turn 431 into 400 depending on the read size).
   const std::size_t limit = limits.max_head_bytes;
   std::string_view in(input.data(), std::min(input.size(), limit));
   const std::size_t max_headers = std::min(limits.max_headers, r.headers.size());
+  if (scan.scanned > in.size() || scan.line_start > scan.scanned) scan = {};
+  // Lines checked by earlier calls left nothing in `r` that can be trusted now.
+  const bool fills_request = !scan.request_line_done;
   r.header_count = 0;
   r.framing = BodyFraming::kNone;
   r.content_length = 0;
   r.expect_continue = false;
 
-  // RFC 9112 section 2.2: ignore at least one empty line before the request line.
-  std::size_t pos = 0;
-  while (in.size() - pos >= 2 && in[pos] == '\r' && in[pos + 1] == '\n' && pos < 4) pos += 2;
-
-  RequestError error = kNone;
-  std::size_t line_end = find_line_end(in, pos, error);
-  if (error != kNone) return error_result(error);
-  if (line_end == std::string_view::npos) {
-    return in.size() >= limit ? error_result(kUriTooLong) : ParseResult{ParseStatus::kPartial};
+  auto fail = [&scan](RequestError e) {
+    scan = {};
+    return ParseResult{ParseStatus::kError, 0, e};
+  };
+  std::size_t head_size = 0;
+  if (!scan.request_line_done) {
+    scan.line_start = skip_leading_empty_lines(in);
+    scan.scanned = std::max(scan.scanned, scan.line_start);
   }
-  if (line_end + 2 > limit) return error_result(kUriTooLong);
-  if (auto e = parse_request_line(in.substr(pos, line_end - pos), r); e != kNone) {
-    return error_result(e);
-  }
-  pos = line_end + 2;
-
   while (true) {
-    line_end = find_line_end(in, pos, error);
-    if (error != kNone) return error_result(error);
+    RequestError error = kNone;
+    const std::size_t line_end = find_line_end(in, scan.scanned, scan.scanned, error);
+    if (error != kNone) return fail(error);
+    const RequestError too_large = scan.request_line_done ? kHeadTooLarge : kUriTooLong;
     if (line_end == std::string_view::npos) {
-      return in.size() >= limit ? error_result(kHeadTooLarge) : ParseResult{ParseStatus::kPartial};
+      return in.size() >= limit ? fail(too_large) : ParseResult{ParseStatus::kPartial};
     }
-    if (line_end + 2 > limit) return error_result(kHeadTooLarge);
-    if (line_end == pos) break;  // the empty line ends the head
-    if (r.header_count == max_headers) return error_result(kTooManyHeaders);
-    if (auto e = parse_header_line(in.substr(pos, line_end - pos), r.headers[r.header_count]);
-        e != kNone) {
-      return error_result(e);
+    if (line_end + 2 > limit) return fail(too_large);
+    const std::string_view line = in.substr(scan.line_start, line_end - scan.line_start);
+    const std::size_t next_line = line_end + 2;
+    if (!scan.request_line_done) {
+      if (auto e = parse_request_line(line, r); e != kNone) return fail(e);
+      scan.request_line_done = true;
+    } else if (line.empty()) {
+      head_size = next_line;  // the empty line ends the head
+      break;
+    } else {
+      if (scan.header_lines == max_headers) return fail(kTooManyHeaders);
+      if (auto e = parse_header_line(line, r.headers[scan.header_lines]); e != kNone) {
+        return fail(e);
+      }
+      ++scan.header_lines;
     }
-    ++r.header_count;
-    pos = line_end + 2;
+    scan.line_start = scan.scanned = next_line;
   }
-  if (auto e = interpret_headers(r); e != kNone) return error_result(e);
-  return {ParseStatus::kComplete, line_end + 2, kNone};
+  const std::size_t header_count = scan.header_lines;
+  scan = {};
+  // Once per head: the earlier calls' lines are parsed again, into `r` this time.
+  if (!fills_request) return parse_request(input.first(head_size), r, scan, limits);
+  r.header_count = header_count;
+  if (auto e = interpret_headers(r); e != kNone) return fail(e);
+  return {ParseStatus::kComplete, head_size, kNone};
 }
 
 }  // namespace ringside::http

@@ -229,7 +229,9 @@ void ResponseBodyReader::start(const Response& response) {
   if (response.body_until_close) {
     mode_ = Mode::kUntilClose;
   } else if (response.framing == BodyFraming::kChunked) {
-    chunked_.reset(~std::uint64_t{0});
+    // Response bodies are not bounded, so bounding their framing would protect nothing and would
+    // refuse a server that streams many small chunks.
+    chunked_.reset(ChunkedDecoder::kUnlimited, ChunkedDecoder::kUnboundedFraming);
     mode_ = Mode::kChunked;
   } else if (response.framing == BodyFraming::kContentLength && response.content_length > 0) {
     remaining_ = response.content_length;

@@ -5,22 +5,21 @@ namespace ringside::http {
 bool write_response(OutBuffer& out, std::string_view date, Status status,
                     std::string_view content_type, std::string_view body,
                     const ResponseOptions& options) {
-  std::size_t needed = response_size_bound(content_type, body, options);
-  if (date.size() > kDateLength) needed += date.size() - kDateLength;
-  if (out.remaining() < needed) return false;
+  using namespace response_detail;
+  if (out.remaining() < response_size(date, status, content_type, body, options)) return false;
   out.append(status_line(status));
-  out.append("Server: ringside\r\nDate: ");
+  out.append(kBeforeDate);
   out.append(date);
-  out.append("\r\nContent-Type: ");
+  out.append(kBeforeType);
   out.append(content_type);
-  out.append("\r\nContent-Length: ");
+  out.append(kBeforeLength);
   out.append_decimal(body.size());
   out.append("\r\n");
   out.append(options.extra_headers);
   if (!options.keep_alive) {
-    out.append("Connection: close\r\n");
+    out.append(kClose);
   } else if (options.http10) {
-    out.append("Connection: keep-alive\r\n");
+    out.append(kKeepAlive);
   }
   out.append("\r\n");
   if (!options.head_only) out.append(body);

@@ -17,6 +17,7 @@ enum class Status : std::uint16_t {
   kPayloadTooLarge = 413,
   kUriTooLong = 414,
   kExpectationFailed = 417,
+  kMisdirectedRequest = 421,
   kRequestHeaderFieldsTooLarge = 431,
   kInternalServerError = 500,
   kNotImplemented = 501,
@@ -39,6 +40,7 @@ constexpr std::string_view status_line(Status status) {
     case Status::kPayloadTooLarge: return "HTTP/1.1 413 Content Too Large\r\n";
     case Status::kUriTooLong: return "HTTP/1.1 414 URI Too Long\r\n";
     case Status::kExpectationFailed: return "HTTP/1.1 417 Expectation Failed\r\n";
+    case Status::kMisdirectedRequest: return "HTTP/1.1 421 Misdirected Request\r\n";
     case Status::kRequestHeaderFieldsTooLarge:
       return "HTTP/1.1 431 Request Header Fields Too Large\r\n";
     case Status::kInternalServerError: return "HTTP/1.1 500 Internal Server Error\r\n";

@@ -1,5 +1,8 @@
 #include "server/router.hpp"
 
+#include <iterator>
+#include <utility>
+
 namespace ringside::server {
 namespace {
 
@@ -21,16 +24,30 @@ std::string allow_header_for(MethodMask methods) {
 }  // namespace
 
 void Router::add(std::string_view path, MethodMask methods, Handler handler) {
-  routes_.push_back({std::string(path), methods, handler, allow_header_for(methods)});
+  // Every route of a path carries the Allow header for the union of the path's methods, so a 405
+  // names every method some route of that path takes.
+  MethodMask all = methods;
+  for (const Route& route : routes_) {
+    if (route.path == path) all |= route.methods;
+  }
+  std::string allow = allow_header_for(all);
+  for (Route& route : routes_) {
+    if (route.path == path) route.allow_header = allow;
+  }
+  routes_.push_back({std::string(path), methods, handler, std::move(allow)});
 }
 
 Reply Router::route(const http::Request& request) const {
+  const Route* same_path = nullptr;
   for (const Route& route : routes_) {
     if (route.path != request.path) continue;
     if (route.methods & method_bit(request.method)) return route.handler(request);
+    if (same_path == nullptr) same_path = &route;
+  }
+  if (same_path != nullptr) {
     return {http::Status::kMethodNotAllowed, "text/plain",
             "method not allowed on this path; the Allow header lists the ones that are\n",
-            route.allow_header};
+            same_path->allow_header};
   }
   return {http::Status::kNotFound, "text/plain", "no route for this path\n", {}};
 }

@@ -1,5 +1,8 @@
-// Maps a request path and method to a handler. Paths match exactly (the query is ignored); a known
-// path with a method it does not take answers 405 with Allow, an unknown path 404.
+// Maps a request path and method to a handler. Paths match exactly (the query is ignored). One path
+// may have several routes (GET on one, POST on another): the first route of the path that takes
+// the method answers; when none does, 405 with an Allow header listing every method of every route
+// of that path; an unknown path 404. Routes are added at start-up, before any request is routed
+// (replies point at strings the router owns).
 //
 //   Router router;
 //   router.add("/", kGetOrHead, [](const http::Request&) { return Reply{.body = "hi"}; });

@@ -41,6 +41,21 @@ class HttpTest(unittest.TestCase):
         (response,) = self.exchange(get("/json"))
         self.assertEqual(json.loads(response.body), {"message": "Hello, World!"})
 
+    def test_absolute_form_target_is_served_like_its_path(self):
+        # RFC 9112 section 3.2.2: a server MUST accept an absolute-form target (nginx answers 200).
+        port = self.server.port
+        cases = [(f"http://127.0.0.1:{port}/", b"Hello World!"),
+                 (f"http://127.0.0.1:{port}", b"Hello World!"),  # an empty path means "/"
+                 (f"HTTP://localhost:{port}/plaintext?x=1", b"Hello, World!")]
+        for target, body in cases:
+            with self.subTest(target=target):
+                request = f"GET {target} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+                # Pipelined with an origin-form request: the connection stays in step.
+                first, second = self.exchange(request, get("/json"))
+                self.assertEqual(first.status, 200, first.raw[:200])
+                self.assertEqual(first.body, body)
+                self.assertEqual(second.status, 200)
+
     def test_every_response_has_server_date_type_and_length(self):
         for request in (get("/"), get("/missing"), b"DELETE / HTTP/1.1\r\nHost: x\r\n\r\n"):
             (response,) = self.exchange(request)

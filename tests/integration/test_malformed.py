@@ -33,6 +33,17 @@ CASES = [
      b"POST / HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked\r\n\r\nzz\r\n"),
     ("request line over 16 KiB", 414, b"GET /" + b"a" * 17000 + b" HTTP/1.1\r\n" + HOST + b"\r\n"),
     ("headers over 16 KiB", 431, b"GET / HTTP/1.1\r\n" + HOST + b"X-Big: " + b"b" * 17000 + b"\r\n\r\n"),
+    ("host with a space", 400, b"GET / HTTP/1.1\r\nHost: a b\r\n\r\n"),
+    ("host with a slash", 400, b"GET / HTTP/1.1\r\nHost: a/b\r\n\r\n"),
+    ("host with an unclosed IPv6 literal", 400, b"GET / HTTP/1.1\r\nHost: [::1\r\n\r\n"),
+    ("asterisk-form OPTIONS", 400, b"OPTIONS * HTTP/1.1\r\n" + HOST + b"\r\n"),
+    ("target without a slash", 400, b"GET foo HTTP/1.1\r\n" + HOST + b"\r\n"),
+    ("authority-form CONNECT", 400, b"CONNECT example.com:443 HTTP/1.1\r\n" + HOST + b"\r\n"),
+    ("absolute-form with userinfo", 400, b"GET http://u@x/ HTTP/1.1\r\n" + HOST + b"\r\n"),
+    ("https target on plain HTTP", 421, b"GET https://x/ HTTP/1.1\r\n" + HOST + b"\r\n"),
+    ("chunk-size line of whitespace", 400,
+     b"POST / HTTP/1.1\r\n" + HOST + b"Transfer-Encoding: chunked\r\n\r\n5" + b" " * 5000
+     + b"\r\n"),
     ("101 headers", 431,
      b"GET / HTTP/1.1\r\n" + HOST + b"".join(b"X-%d: v\r\n" % i for i in range(100)) + b"\r\n"),
 ]

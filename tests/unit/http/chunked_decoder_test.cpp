@@ -11,7 +11,8 @@
 namespace ringside::http {
 namespace {
 
-constexpr std::uint64_t kUnlimited = ~std::uint64_t{0};
+constexpr std::uint64_t kUnlimited = ChunkedDecoder::kUnlimited;
+constexpr std::uint64_t kAllowance = ChunkedDecoder::kFramingAllowance;
 
 std::span<const char> bytes_of(std::string_view s) { return {s.data(), s.size()}; }
 
@@ -19,7 +20,21 @@ struct ValidBody {
   std::string name;
   std::string encoded;
   std::string payload;  // the chunk data, concatenated
+  std::uint64_t framing_allowance = kAllowance;
 };
+
+// One chunk-size line of exactly `length` bytes before its CRLF: a size, whitespace and extensions.
+std::string size_line_of(std::size_t length, std::string_view size) {
+  const std::size_t spaces = (length - size.size()) / 2;
+  std::string line = std::string(size) + std::string(spaces, ' ') + ";";
+  return line + std::string(length - line.size(), 'e');
+}
+
+std::string one_byte_chunks(std::size_t count) {
+  std::string encoded;
+  for (std::size_t i = 0; i < count; ++i) encoded += "1\r\nx\r\n";
+  return encoded + "0\r\n\r\n";
+}
 
 std::vector<ValidBody> valid_bodies() {
   return {
@@ -35,6 +50,13 @@ std::vector<ValidBody> valid_bodies() {
       {"leading_zeros", "0005\r\nhello\r\n000\r\n\r\n", "hello"},
       {"data_containing_crlf", "4\r\n\r\n\r\n\r\n0\r\n\r\n", "\r\n\r\n"},
       {"fifteen_hex_digits", "00000000000000A\r\n0123456789\r\n0\r\n\r\n", "0123456789"},
+      {"size_line_of_exactly_the_limit", size_line_of(4096, "5") + "\r\nhello\r\n0\r\n\r\n",
+       "hello"},
+      // Framing past the allowance is fine while the data outweighs it.
+      {"framing_over_allowance_but_under_data",
+       "40\r\n" + std::string(64, 'd') + "\r\n40\r\n" + std::string(64, 'd') + "\r\n0\r\n\r\n",
+       std::string(128, 'd'), 16},
+      {"framing_exactly_the_allowance", "1\r\nx\r\n0\r\n\r\n", "x", 10},
   };
 }
 
@@ -45,7 +67,7 @@ class ChunkedValid : public testing::TestWithParam<ValidBody> {};
 
 TEST_P(ChunkedValid, FedWhole) {
   const auto& body = GetParam();
-  ChunkedDecoder decoder;
+  ChunkedDecoder decoder(kUnlimited, body.framing_allowance);
   auto r = decoder.feed(bytes_of(body.encoded));
   EXPECT_EQ(r.error, RequestError::kNone);
   EXPECT_TRUE(r.done);
@@ -57,7 +79,7 @@ TEST_P(ChunkedValid, FedWhole) {
 TEST_P(ChunkedValid, StopsAtTheEndOfTheBody) {
   const auto& body = GetParam();
   const std::string pipelined = body.encoded + "GET /next HTTP/1.1\r\n";
-  ChunkedDecoder decoder;
+  ChunkedDecoder decoder(kUnlimited, body.framing_allowance);
   auto r = decoder.feed(bytes_of(pipelined));
   EXPECT_TRUE(r.done);
   EXPECT_EQ(r.consumed, body.encoded.size());
@@ -72,7 +94,7 @@ TEST_P(ChunkedValid, FedSplitAtEveryPoint) {
   const std::string_view encoded = body.encoded;
   for (std::size_t split = 0; split <= encoded.size(); ++split) {
     SCOPED_TRACE("split at " + std::to_string(split));
-    ChunkedDecoder decoder;
+    ChunkedDecoder decoder(kUnlimited, body.framing_allowance);
     auto first = decoder.feed(bytes_of(encoded.substr(0, split)));
     EXPECT_EQ(first.error, RequestError::kNone);
     EXPECT_EQ(first.consumed, split);
@@ -87,7 +109,7 @@ TEST_P(ChunkedValid, FedSplitAtEveryPoint) {
 
 TEST_P(ChunkedValid, FedOneByteAtATime) {
   const auto& body = GetParam();
-  ChunkedDecoder decoder;
+  ChunkedDecoder decoder(kUnlimited, body.framing_allowance);
   std::string payload;
   std::size_t consumed = 0;
   for (std::size_t i = 0; i < body.encoded.size(); ++i) {
@@ -105,7 +127,7 @@ TEST_P(ChunkedValid, FedOneByteAtATime) {
 
 TEST_P(ChunkedValid, BodyExactlyAtTheLimitIsAccepted) {
   const auto& body = GetParam();
-  ChunkedDecoder decoder(body.payload.size());
+  ChunkedDecoder decoder(body.payload.size(), body.framing_allowance);
   auto r = decoder.feed(bytes_of(body.encoded));
   EXPECT_EQ(r.error, RequestError::kNone);
   EXPECT_TRUE(r.done);
@@ -119,6 +141,7 @@ struct InvalidBody {
   std::string encoded;
   RequestError error;
   std::uint64_t max_body = kUnlimited;
+  std::uint64_t framing_allowance = kAllowance;
 };
 
 std::vector<InvalidBody> invalid_bodies() {
@@ -144,7 +167,26 @@ std::vector<InvalidBody> invalid_bodies() {
       {"final_cr_without_lf", "0\r\n\rX", kMalformedChunk},
       {"control_character_in_extension", "5;a\x01\r\nhello\r\n0\r\n\r\n", kMalformedChunk},
       {"extension_line_too_long", "5;" + std::string(5000, 'e') + "\r\nhello\r\n0\r\n\r\n",
-       kMalformedChunk},
+       kChunkLineTooLong},
+      // Whitespace counts toward the line limit too, alone or with extensions.
+      {"whitespace_line_too_long", "5" + std::string(5000, ' ') + "\r\nhello\r\n0\r\n\r\n",
+       kChunkLineTooLong},
+      {"tab_line_too_long", "5" + std::string(5000, '\t') + ";a\r\nhello\r\n0\r\n\r\n",
+       kChunkLineTooLong},
+      {"size_line_one_over_the_limit", size_line_of(4097, "5") + "\r\nhello\r\n0\r\n\r\n",
+       kChunkLineTooLong},
+      {"last_chunk_line_too_long", "0" + std::string(4096, ' ') + "\r\n\r\n", kChunkLineTooLong},
+      // Framing may not exceed max(allowance, body bytes): small chunks, long extensions (each
+      // within the line limit) and trailers all count.
+      {"tiny_chunks_over_the_allowance", one_byte_chunks(20), kChunkFramingTooLarge, kUnlimited,
+       64},
+      {"extensions_over_the_allowance",
+       "1;" + std::string(300, 'e') + "\r\nx\r\n1;" + std::string(300, 'e') + "\r\nx\r\n0\r\n\r\n",
+       kChunkFramingTooLarge, kUnlimited, 512},
+      {"trailers_over_the_allowance", "1\r\nx\r\n0\r\nX-T: " + std::string(100, 't') + "\r\n\r\n",
+       kChunkFramingTooLarge, kUnlimited, 64},
+      {"framing_one_over_the_allowance", "1\r\nx\r\n0\r\n\r\n", kChunkFramingTooLarge,
+       kUnlimited, 9},
       {"trailers_too_long", "0\r\nX-Big: " + std::string(17 * 1024, 't') + "\r\n\r\n",
        kHeadTooLarge},
       {"single_chunk_over_limit", "b\r\nhello world\r\n0\r\n\r\n", kBodyTooLarge, 10},
@@ -159,7 +201,7 @@ class ChunkedInvalid : public testing::TestWithParam<InvalidBody> {};
 
 TEST_P(ChunkedInvalid, FedWhole) {
   const auto& body = GetParam();
-  ChunkedDecoder decoder(body.max_body);
+  ChunkedDecoder decoder(body.max_body, body.framing_allowance);
   auto r = decoder.feed(bytes_of(body.encoded));
   EXPECT_EQ(r.error, body.error);
   EXPECT_FALSE(r.done);
@@ -170,7 +212,7 @@ TEST_P(ChunkedInvalid, SameErrorAtEverySplitPoint) {
   const auto& body = GetParam();
   const std::string_view encoded = body.encoded;
   for (std::size_t split = 0; split <= encoded.size(); ++split) {
-    ChunkedDecoder decoder(body.max_body);
+    ChunkedDecoder decoder(body.max_body, body.framing_allowance);
     auto first = decoder.feed(bytes_of(encoded.substr(0, split)));
     RequestError error = first.error;
     if (error == RequestError::kNone) {
@@ -183,7 +225,7 @@ TEST_P(ChunkedInvalid, SameErrorAtEverySplitPoint) {
 
 TEST_P(ChunkedInvalid, SameErrorOneByteAtATime) {
   const auto& body = GetParam();
-  ChunkedDecoder decoder(body.max_body);
+  ChunkedDecoder decoder(body.max_body, body.framing_allowance);
   RequestError error = RequestError::kNone;
   for (std::size_t i = 0; i < body.encoded.size() && error == RequestError::kNone; ++i) {
     auto r = decoder.feed(bytes_of(std::string_view(body.encoded).substr(i, 1)));
@@ -221,6 +263,35 @@ TEST(ChunkedDecoder, EmptyFeedConsumesNothing) {
   EXPECT_EQ(r.consumed, 0u);
   EXPECT_FALSE(r.done);
   EXPECT_EQ(r.error, RequestError::kNone);
+}
+
+// The documented default: one-byte chunks carry 5 bytes of framing each ("1\r\n" and the CRLF
+// after the data) and the body ends with 5 more ("0\r\n\r\n"), so 13,106 of them make 65,535
+// framing bytes (within 64 KiB) and 13,107 make 65,540 (over it, and over their 13,107 data bytes).
+TEST(ChunkedDecoder, DefaultFramingAllowanceIs64KiB) {
+  const std::string within = one_byte_chunks(13106);
+  ChunkedDecoder decoder;
+  auto r = decoder.feed(bytes_of(within));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_TRUE(r.done);
+  EXPECT_EQ(r.data_bytes, 13106u);
+
+  const std::string over = one_byte_chunks(13107);
+  decoder.reset(kUnlimited);
+  r = decoder.feed(bytes_of(over));
+  EXPECT_EQ(r.error, RequestError::kChunkFramingTooLarge);
+  // Refused at the 65,537th framing byte: the CR after the last chunk's "0".
+  EXPECT_EQ(r.consumed, over.size() - 3);
+}
+
+TEST(ChunkedDecoder, UnboundedFramingTakesAnyNumberOfSmallChunks) {
+  // What the response parser uses: response bodies are unbounded anyway.
+  const std::string encoded = one_byte_chunks(20000);
+  ChunkedDecoder decoder(kUnlimited, ChunkedDecoder::kUnboundedFraming);
+  auto r = decoder.feed(bytes_of(encoded));
+  EXPECT_EQ(r.error, RequestError::kNone);
+  EXPECT_TRUE(r.done);
+  EXPECT_EQ(r.data_bytes, 20000u);
 }
 
 TEST(ChunkedDecoder, ResetStartsAFreshBody) {

@@ -1,10 +1,13 @@
 #include "http/request_parser.hpp"
 
+#include "http/authority.hpp"
+
 #include <gtest/gtest.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
 #include <cstring>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -76,6 +79,7 @@ struct Expected {
   bool expect_continue = false;
   std::size_t header_count = 1;
   std::vector<Header> headers = {};  // looked up with Request::header()
+  std::optional<std::string_view> host = std::nullopt;  // Request::host, checked when given
 };
 
 struct ValidCase {
@@ -169,11 +173,46 @@ std::vector<ValidCase> valid_cases() {
       {"two_leading_empty_lines", "\r\n\r\nGET / HTTP/1.1\r\nHost: a\r\n\r\n"},
       {"unknown_method", "PURGE /cache HTTP/1.1\r\nHost: a\r\n\r\n", "",
        {.method = Method::kOther, .method_name = "PURGE", .target = "/cache", .path = "/cache"}},
-      {"options_asterisk", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", "",
-       {.method = Method::kOptions, .method_name = "OPTIONS", .target = "*", .path = "*"}},
+      {"options_with_path", "OPTIONS /x HTTP/1.1\r\nHost: a\r\n\r\n", "",
+       {.method = Method::kOptions, .method_name = "OPTIONS", .target = "/x", .path = "/x"}},
       {"delete", "DELETE /x HTTP/1.1\r\nHost: a\r\n\r\n", "",
        {.method = Method::kDelete, .method_name = "DELETE", .target = "/x", .path = "/x"}},
       {"higher_minor_version_is_1_1", "GET / HTTP/1.7\r\nHost: a\r\n\r\n"},
+      // Absolute-form (RFC 9112 section 3.2.2): a server MUST accept it; the path routes, and the
+      // target's authority is the request's host, whatever Host says.
+      {"absolute_form",
+       "GET http://127.0.0.1:8080/plaintext?x=1 HTTP/1.1\r\nHost: 127.0.0.1:8080\r\n\r\n", "",
+       {.target = "http://127.0.0.1:8080/plaintext?x=1", .path = "/plaintext", .query = "x=1",
+        .host = "127.0.0.1:8080"}},
+      {"absolute_form_empty_path_is_root",
+       "GET http://example.com HTTP/1.1\r\nHost: example.com\r\n\r\n", "",
+       {.target = "http://example.com", .path = "/", .host = "example.com"}},
+      {"absolute_form_query_without_path", "GET http://a?q=1 HTTP/1.1\r\nHost: a\r\n\r\n", "",
+       {.target = "http://a?q=1", .path = "/", .query = "q=1", .host = "a"}},
+      {"absolute_form_scheme_is_case_insensitive", "GET HTTP://A/x HTTP/1.1\r\nHost: a\r\n\r\n", "",
+       {.target = "HTTP://A/x", .path = "/x", .host = "A"}},
+      {"absolute_form_overrides_host",
+       "GET http://target.example/ HTTP/1.1\r\nHost: other.example\r\n\r\n", "",
+       {.target = "http://target.example/", .host = "target.example"}},
+      {"absolute_form_ipv6", "GET http://[::1]:8080/ HTTP/1.1\r\nHost: [::1]:8080\r\n\r\n", "",
+       {.target = "http://[::1]:8080/", .host = "[::1]:8080"}},
+      {"absolute_form_http10_without_host", "GET http://a/b HTTP/1.0\r\n\r\n", "",
+       {.target = "http://a/b", .path = "/b", .version_minor = 0, .keep_alive = false,
+        .header_count = 0, .host = "a"}},
+      // Host values (RFC 9112 section 3.2, RFC 3986 section 3.2.2): host [":" port].
+      {"host_with_port", "GET / HTTP/1.1\r\nHost: example.com:8080\r\n\r\n", "",
+       {.host = "example.com:8080"}},
+      {"host_ipv4", "GET / HTTP/1.1\r\nHost: 10.0.0.1:80\r\n\r\n", "", {.host = "10.0.0.1:80"}},
+      {"host_ipv6", "GET / HTTP/1.1\r\nHost: [2001:db8::1]\r\n\r\n", "", {.host = "[2001:db8::1]"}},
+      {"host_percent_encoded_and_sub_delims",
+       "GET / HTTP/1.1\r\nHost: caf%C3%A9!$&'()*+,;=\r\n\r\n", "",
+       {.host = "caf%C3%A9!$&'()*+,;="}},
+      {"host_empty_port", "GET / HTTP/1.1\r\nHost: a:\r\n\r\n", "", {.host = "a:"}},
+      // An empty Host is valid: RFC 9112 section 3.2 has a client send it when the target URI has
+      // no authority, and an empty reg-name is valid host syntax (RFC 3986 section 3.2.2).
+      {"host_empty", "GET / HTTP/1.1\r\nHost:\r\n\r\n", "", {.host = ""}},
+      {"no_host_in_http10", "GET / HTTP/1.0\r\n\r\n", "",
+       {.version_minor = 0, .keep_alive = false, .header_count = 0, .host = ""}},
   };
 }
 
@@ -194,6 +233,9 @@ void expect_request_matches(const Request& request, const Expected& expected) {
   EXPECT_EQ(request.header_count, expected.header_count);
   for (const Header& header : expected.headers) {
     EXPECT_EQ(request.header(header.name), header.value) << "header " << header.name;
+  }
+  if (expected.host) {
+    EXPECT_EQ(request.host, *expected.host);
   }
 }
 
@@ -362,6 +404,50 @@ std::vector<InvalidCase> invalid_cases() {
        kUnsupportedExpectation, Status::kExpectationFailed},
       {"expectation_list", with_host("Content-Length: 1\r\nExpect: 100-continue, x\r\n"),
        kUnsupportedExpectation, Status::kExpectationFailed},
+      // Target forms other than origin-form and absolute-form http:// (RFC 9112 section 3.2).
+      {"asterisk_form", "OPTIONS * HTTP/1.1\r\nHost: a\r\n\r\n", kAsteriskForm, k400},
+      {"asterisk_form_with_get", "GET * HTTP/1.1\r\nHost: a\r\n\r\n", kAsteriskForm, k400},
+      {"target_without_slash", "GET foo HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetForm, k400},
+      {"target_query_only", "GET ?x HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetForm, k400},
+      {"authority_form", "CONNECT example.com:443 HTTP/1.1\r\nHost: example.com:443\r\n\r\n",
+       kInvalidTargetForm, k400},
+      {"other_scheme", "GET ftp://a/ HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetForm, k400},
+      {"scheme_without_authority", "GET http:/a HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetForm,
+       k400},
+      {"https_target_on_plain_http", "GET https://a/ HTTP/1.1\r\nHost: a\r\n\r\n",
+       kMisdirectedScheme, Status::kMisdirectedRequest},
+      {"absolute_form_empty_host", "GET http:/// HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetHost,
+       k400},
+      {"absolute_form_empty_host_with_port", "GET http://:80/ HTTP/1.1\r\nHost: a\r\n\r\n",
+       kInvalidTargetHost, k400},
+      {"absolute_form_userinfo", "GET http://user:pw@a/ HTTP/1.1\r\nHost: a\r\n\r\n",
+       kInvalidTargetHost, k400},
+      {"absolute_form_bad_port", "GET http://a:8x/ HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetHost,
+       k400},
+      {"absolute_form_unclosed_ipv6", "GET http://[::1/ HTTP/1.1\r\nHost: a\r\n\r\n",
+       kInvalidTargetHost, k400},
+      {"absolute_form_fragment", "GET http://a#f HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTargetHost,
+       k400},
+      // Host values that are not host [":" port] (RFC 9112 section 3.2: 400).
+      {"host_with_space", "GET / HTTP/1.1\r\nHost: a b\r\n\r\n", kInvalidHost, k400},
+      {"host_with_slash", "GET / HTTP/1.1\r\nHost: a/b\r\n\r\n", kInvalidHost, k400},
+      {"host_unclosed_ipv6", "GET / HTTP/1.1\r\nHost: [::1\r\n\r\n", kInvalidHost, k400},
+      {"host_ipv6_without_brackets", "GET / HTTP/1.1\r\nHost: ::1\r\n\r\n", kInvalidHost, k400},
+      {"host_ipv6_nine_groups", "GET / HTTP/1.1\r\nHost: [1:2:3:4:5:6:7:8:9]\r\n\r\n",
+       kInvalidHost, k400},
+      {"host_after_ip_literal", "GET / HTTP/1.1\r\nHost: [::1]x\r\n\r\n", kInvalidHost, k400},
+      {"host_userinfo", "GET / HTTP/1.1\r\nHost: user@a\r\n\r\n", kInvalidHost, k400},
+      {"host_port_not_digits", "GET / HTTP/1.1\r\nHost: a:b\r\n\r\n", kInvalidHost, k400},
+      {"host_two_ports", "GET / HTTP/1.1\r\nHost: a:1:2\r\n\r\n", kInvalidHost, k400},
+      {"host_bad_percent_encoding", "GET / HTTP/1.1\r\nHost: a%zz\r\n\r\n", kInvalidHost, k400},
+      {"host_raw_utf8", "GET / HTTP/1.1\r\nHost: caf\xc3\xa9\r\n\r\n", kInvalidHost, k400},
+      {"host_control_character", "GET / HTTP/1.1\r\nHost: a\x01\r\n\r\n", kControlCharacter,
+       k400},
+      {"host_invalid_in_http10", "GET / HTTP/1.0\r\nHost: a b\r\n\r\n", kInvalidHost, k400},
+      // Absolute-form makes the server ignore Host's value, not its validity (RFC 9112 3.2).
+      {"host_invalid_with_absolute_form", "GET http://a/ HTTP/1.1\r\nHost: a b\r\n\r\n",
+       kInvalidHost, k400},
+      {"host_required_with_absolute_form", "GET http://a/ HTTP/1.1\r\n\r\n", kMissingHost, k400},
   };
 }
 
@@ -401,6 +487,246 @@ INSTANTIATE_TEST_SUITE_P(Cases, RequestParserInvalid, testing::ValuesIn(invalid_
                          [](const auto& test) { return test.param.name; });
 
 // ---------------------------------------------------------------------------------------------
+// The resumable form answers exactly as the one-shot form
+
+void expect_same_result(const ParseResult& got, const Request& got_request,
+                        const ParseResult& want, const Request& want_request) {
+  ASSERT_EQ(got.status, want.status);
+  EXPECT_EQ(got.consumed, want.consumed);
+  EXPECT_EQ(static_cast<int>(got.error), static_cast<int>(want.error));
+  if (want.status != ParseStatus::kComplete) return;
+  EXPECT_EQ(got_request.method, want_request.method);
+  EXPECT_EQ(got_request.method_name, want_request.method_name);
+  EXPECT_EQ(got_request.target, want_request.target);
+  EXPECT_EQ(got_request.path, want_request.path);
+  EXPECT_EQ(got_request.query, want_request.query);
+  EXPECT_EQ(got_request.host, want_request.host);
+  EXPECT_EQ(got_request.version_minor, want_request.version_minor);
+  EXPECT_EQ(got_request.framing, want_request.framing);
+  EXPECT_EQ(got_request.content_length, want_request.content_length);
+  EXPECT_EQ(got_request.keep_alive, want_request.keep_alive);
+  EXPECT_EQ(got_request.expect_continue, want_request.expect_continue);
+  ASSERT_EQ(got_request.header_count, want_request.header_count);
+  for (std::size_t i = 0; i < want_request.header_count; ++i) {
+    EXPECT_EQ(got_request.headers[i].name, want_request.headers[i].name);
+    EXPECT_EQ(got_request.headers[i].value, want_request.headers[i].value);
+  }
+}
+
+bool is_fresh(const HeadScan& scan) {
+  return scan.scanned == 0 && scan.line_start == 0 && scan.header_lines == 0 &&
+         !scan.request_line_done;
+}
+
+// A connection's Request is worker-wide scratch: other connections parse into it between two
+// reads of this one. Nothing in it may be relied on across calls.
+void clobber(Request& request) {
+  static const std::string other = "PUT /other?x HTTP/1.0\r\nHost: z\r\nContent-Length: 9\r\n\r\n";
+  ASSERT_EQ(parse_request(bytes_of(other), request).status, ParseStatus::kComplete);
+}
+
+// Two reads split at every point, with one HeadScan; the second read's bytes live elsewhere in
+// memory (a connection may move a partial head), and the first read's against a guard page.
+void check_resumed_at_every_split(std::string_view input) {
+  Request whole_request;
+  const ParseResult whole = parse_request(bytes_of(input), whole_request);
+  GuardPageBuffer buffer(input.size());
+  for (std::size_t split = 0; split <= input.size(); ++split) {
+    SCOPED_TRACE("split at " + std::to_string(split));
+    HeadScan scan;
+    Request request;
+    const auto prefix = buffer.place(input.substr(0, split));
+    const ParseResult first = parse_request(prefix, request, scan);
+    if (first.status != ParseStatus::kPartial) {
+      Request one_shot_request;
+      expect_same_result(first, request, parse_request(prefix, one_shot_request), one_shot_request);
+      EXPECT_TRUE(is_fresh(scan)) << "the parser resets its scan after complete or error";
+      continue;
+    }
+    clobber(request);
+    const ParseResult second = parse_request(bytes_of(input), request, scan);
+    expect_same_result(second, request, whole, whole_request);
+    if (second.status != ParseStatus::kPartial) {
+      EXPECT_TRUE(is_fresh(scan));
+    }
+    if (testing::Test::HasFatalFailure()) return;
+  }
+}
+
+// One byte per read, as a trickling client sends it: `scanned` never goes back, and the first
+// answer that is not kPartial is the one-shot answer for those bytes.
+ParseResult resume_one_byte_at_a_time(std::string_view input, std::size_t& answered_at) {
+  GuardPageBuffer buffer(input.size());
+  HeadScan scan;
+  Request request;
+  std::size_t last_scanned = 0;
+  for (std::size_t length = 1; length <= input.size(); ++length) {
+    const auto prefix = buffer.place(input.substr(0, length));
+    const ParseResult r = parse_request(prefix, request, scan);
+    if (r.status == ParseStatus::kPartial) {
+      EXPECT_GE(scan.scanned, last_scanned) << "at " << length;
+      EXPECT_LE(scan.scanned, length);
+      last_scanned = scan.scanned;
+      clobber(request);
+      continue;
+    }
+    Request one_shot_request;
+    expect_same_result(r, request, parse_request(prefix, one_shot_request), one_shot_request);
+    answered_at = length;
+    return r;
+  }
+  answered_at = input.size();
+  return {ParseStatus::kPartial};
+}
+
+TEST_P(RequestParserValid, ResumedAtEverySplit) {
+  const ValidCase& c = GetParam();
+  check_resumed_at_every_split(c.head + c.body);
+}
+
+TEST_P(RequestParserValid, ResumedOneByteAtATime) {
+  const ValidCase& c = GetParam();
+  std::size_t answered_at = 0;
+  const ParseResult r = resume_one_byte_at_a_time(c.head + c.body, answered_at);
+  ASSERT_EQ(r.status, ParseStatus::kComplete);
+  EXPECT_EQ(answered_at, c.head.size());
+  EXPECT_EQ(r.consumed, c.head.size());
+}
+
+TEST_P(RequestParserInvalid, ResumedAtEverySplit) {
+  check_resumed_at_every_split(GetParam().input);
+}
+
+TEST_P(RequestParserInvalid, ResumedOneByteAtATime) {
+  const InvalidCase& c = GetParam();
+  std::size_t answered_at = 0;
+  const ParseResult r = resume_one_byte_at_a_time(c.input, answered_at);
+  ASSERT_EQ(r.status, ParseStatus::kError);
+  EXPECT_EQ(static_cast<int>(r.error), static_cast<int>(c.error));
+}
+
+// The point of resuming: a 16 KiB head trickled one byte per read is searched once, not once per
+// read. Before each read, every byte the parser has already dealt with is overwritten with a bare
+// LF (breaking the contract on purpose): a parser that looked at any of them again would answer
+// kBareLineFeed. Bytes of the line in progress are restored only for the read that completes that
+// line (it must check the whole line then), and all bytes for the read that completes the head
+// (it parses the head once more, into the Request). So every byte is looked at a bounded number
+// of times: the scan is O(n), with no timing involved.
+TEST(RequestParserResume, TrickledHeadIsScannedOnce) {
+  std::string head = "GET /trickle?q=1 HTTP/1.1\r\nHost: example.com\r\n";
+  for (int i = 0; i < 40; ++i) head += "X-Header-" + std::to_string(i) + ": some value\r\n";
+  head += "X-Long: ";
+  head += std::string(kMaxHeadBytes - head.size() - 4, 'v');
+  head += "\r\n\r\n";
+  ASSERT_EQ(head.size(), kMaxHeadBytes);
+
+  std::vector<char> bytes(head.size());
+  HeadScan scan;
+  Request request;
+  std::size_t last_scanned = 0;
+  for (std::size_t length = 1; length <= head.size(); ++length) {
+    std::memcpy(bytes.data(), head.data(), length);
+    const bool completes_head = length == head.size();
+    const bool completes_line = head[length - 1] == '\n';
+    if (!completes_head) {
+      const std::size_t keep_from = completes_line ? scan.line_start : scan.scanned;
+      std::memset(bytes.data(), '\n', keep_from);
+    }
+    const ParseResult r = parse_request({bytes.data(), length}, request, scan);
+    if (!completes_head) {
+      ASSERT_EQ(r.status, ParseStatus::kPartial)
+          << "at " << length << ": error " << static_cast<int>(r.error);
+      ASSERT_GE(scan.scanned, last_scanned);
+      // Everything has been searched but a last CR whose LF has not come yet.
+      ASSERT_EQ(scan.scanned, head[length - 1] == '\r' ? length - 1 : length);
+      last_scanned = scan.scanned;
+      clobber(request);
+      continue;
+    }
+    ASSERT_EQ(r.status, ParseStatus::kComplete) << "error " << static_cast<int>(r.error);
+    EXPECT_EQ(r.consumed, head.size());
+    EXPECT_EQ(request.path, "/trickle");
+    EXPECT_EQ(request.host, "example.com");
+    EXPECT_EQ(request.header_count, 42u);
+    EXPECT_EQ(request.header("X-Long").size(), head.size() - head.find("X-Long: ") - 8 - 4);
+  }
+}
+
+TEST(RequestParserResume, PipelinedHeadsNeedNoReset) {
+  const std::string first = "GET /one HTTP/1.1\r\nHost: a\r\n\r\n";
+  const std::string second = "GET /two HTTP/1.1\r\nHost: b\r\n\r\n";
+  const std::string input = first + second;
+  HeadScan scan;
+  Request request;
+  ASSERT_EQ(parse_request(bytes_of(input).first(10), request, scan).status, ParseStatus::kPartial);
+  ParseResult r = parse_request(bytes_of(input), request, scan);
+  ASSERT_EQ(r.status, ParseStatus::kComplete);
+  EXPECT_EQ(request.path, "/one");
+  EXPECT_TRUE(is_fresh(scan));
+  r = parse_request(bytes_of(input).subspan(r.consumed), request, scan);
+  ASSERT_EQ(r.status, ParseStatus::kComplete);
+  EXPECT_EQ(request.path, "/two");
+}
+
+TEST(RequestParserResume, ErrorResetsTheScan) {
+  HeadScan scan;
+  Request request;
+  const std::string input = "GET / HTTP/1.1\r\nHost: a\nX";
+  ASSERT_EQ(parse_request(bytes_of(input).first(20), request, scan).status, ParseStatus::kPartial);
+  EXPECT_FALSE(is_fresh(scan));
+  EXPECT_EQ(parse_request(bytes_of(input), request, scan).error, kBareLineFeed);
+  EXPECT_TRUE(is_fresh(scan));
+}
+
+TEST(RequestParserResume, ShorterInputThanScannedStartsAfresh) {
+  // A caller that broke the contract (passed fewer bytes than before) gets a fresh parse, not a
+  // read past its input.
+  HeadScan scan;
+  Request request;
+  const std::string long_partial = "GET /a-long-path HTTP/1.1\r\nHost: a\r\nX-A: 1";
+  ASSERT_EQ(parse_request(bytes_of(long_partial), request, scan).status, ParseStatus::kPartial);
+  const std::string short_head = "GET /b HTTP/1.1\r\nHost: b\r\n\r\n";
+  ASSERT_LT(short_head.size(), scan.scanned);
+  GuardPageBuffer buffer(short_head.size());
+  const ParseResult r = parse_request(buffer.place(short_head), request, scan);
+  ASSERT_EQ(r.status, ParseStatus::kComplete);
+  EXPECT_EQ(request.path, "/b");
+}
+
+// ---------------------------------------------------------------------------------------------
+// Host syntax (http/authority.hpp)
+
+TEST(HostSyntax, ValidValues) {
+  for (std::string_view value :
+       {"", "a", "example.com", "example.com:8080", "a:", "10.0.0.1", "10.0.0.1:1",
+        "999.1.1.1" /* a reg-name, if not an IPv4address */, "xn--caf-dma.example", "caf%c3%a9",
+        "a-b_c~d.e!$&'()*+,;=", "[::1]", "[::]", "[::1]:443", "[2001:db8::8:800:200c:417a]",
+        "[1:2:3:4:5:6:7:8]", "[1::8]", "[1:2:3:4:5:6:7::]", "[::ffff:192.0.2.1]",
+        "[1:2:3:4:5:6:1.2.3.4]", "[v1.fe80::a+en1]", "[V7.x:y]"}) {
+    HostPort host_port;
+    EXPECT_TRUE(parse_host_port(value, host_port)) << "'" << value << "'";
+  }
+  HostPort host_port;
+  ASSERT_TRUE(parse_host_port("[::1]:8080", host_port));
+  EXPECT_EQ(host_port.host, "[::1]");
+  EXPECT_EQ(host_port.port, "8080");
+  ASSERT_TRUE(parse_host_port("example.com", host_port));
+  EXPECT_EQ(host_port.host, "example.com");
+  EXPECT_EQ(host_port.port, "");
+}
+
+TEST(HostSyntax, InvalidValues) {
+  for (std::string_view value :
+       {"a b", "a/b", "a?b", "a#b", "u@a", "a:b", "a:1:2", ":1:", "[::1", "::1", "[::1]x",
+        "[::1]:x", "[]", "[1:2:3:4:5:6:7:8:9]", "[1::2::3]", "[1:2:3:4:5:6:7]", "[12345::]",
+        "[1:]", "[:1]", "[::g]", "[1.2.3.4]", "[::1.2.3]", "[::1.2.3.256]", "[::01.2.3.4]",
+        "[v.x]", "[v1.]", "[v1x]", "a%", "a%4", "a%zz", "caf\xc3\xa9", "a\tb", "[::1]]"}) {
+    HostPort host_port;
+    EXPECT_FALSE(parse_host_port(value, host_port)) << "'" << value << "'";
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
 // Error descriptions
 
 struct ErrorStatus {
@@ -413,6 +739,10 @@ constexpr ErrorStatus kEveryErrorStatus[] = {
     {kMalformedRequestLine, Status::kBadRequest},
     {kInvalidMethod, Status::kBadRequest},
     {kInvalidTarget, Status::kBadRequest},
+    {kInvalidTargetForm, Status::kBadRequest},
+    {kAsteriskForm, Status::kBadRequest},
+    {kInvalidTargetHost, Status::kBadRequest},
+    {kMisdirectedScheme, Status::kMisdirectedRequest},
     {kUnsupportedVersion, Status::kHttpVersionNotSupported},
     {kBareLineFeed, Status::kBadRequest},
     {kMalformedHeader, Status::kBadRequest},
@@ -424,6 +754,7 @@ constexpr ErrorStatus kEveryErrorStatus[] = {
     {kUriTooLong, Status::kUriTooLong},
     {kMissingHost, Status::kBadRequest},
     {kRepeatedHost, Status::kBadRequest},
+    {kInvalidHost, Status::kBadRequest},
     {kLengthAndTransferEncoding, Status::kBadRequest},
     {kInvalidContentLength, Status::kBadRequest},
     {kConflictingContentLength, Status::kBadRequest},
@@ -433,6 +764,8 @@ constexpr ErrorStatus kEveryErrorStatus[] = {
     {kBodyTooLarge, Status::kPayloadTooLarge},
     {kUnsupportedExpectation, Status::kExpectationFailed},
     {kMalformedChunk, Status::kBadRequest},
+    {kChunkLineTooLong, Status::kBadRequest},
+    {kChunkFramingTooLarge, Status::kBadRequest},
     {kHeaderTimeout, Status::kRequestTimeout},
 };
 static_assert(std::size(kEveryErrorStatus) == static_cast<std::size_t>(kHeaderTimeout) + 1,

@@ -135,9 +135,10 @@ TEST(ResponseWriter, AppendsAfterEarlierResponses) {
 
 TEST(ResponseWriter, WritesNothingWhenOutOfRoom) {
   const ResponseOptions options{.extra_headers = "X-A: b\r\n"};
-  const std::size_t bound = response_size_bound("text/plain", kBody, options);
-  std::vector<char> storage(bound + 10, '#');
-  OutBuffer out(storage.data(), bound + 10);
+  const std::size_t first = response_size(kDate, Status::kOk, "text/plain", "", {});
+  const std::size_t second = response_size(kDate, Status::kOk, "text/plain", kBody, options);
+  std::vector<char> storage(first + second + 10, '#');
+  OutBuffer out(storage.data(), first + second - 1);
   ASSERT_TRUE(write_response(out, kDate, Status::kOk, "text/plain", "", {}));  // part-fills it
   const std::string before(out.view());
 
@@ -146,13 +147,42 @@ TEST(ResponseWriter, WritesNothingWhenOutOfRoom) {
   EXPECT_EQ(std::string_view(storage.data() + out.size(), 10), "##########");
 }
 
-TEST(ResponseWriter, RoomIsExactlyTheBound) {
+// response_size is exact, so a caller can check for room (or size a buffer) before writing.
+TEST(ResponseWriter, RoomIsExactlyTheResponseSize) {
   const ResponseOptions options{};
-  const std::size_t bound = response_size_bound("text/plain", kBody, options);
-  EXPECT_FALSE(write_into(bound - 1, Status::kOk, "text/plain", kBody, options).ok);
-  EXPECT_TRUE(write_into(bound - 1, Status::kOk, "text/plain", kBody, options).bytes.empty());
-  EXPECT_TRUE(write_into(bound, Status::kOk, "text/plain", kBody, options).ok);
+  const std::size_t size = response_size(kDate, Status::kOk, "text/plain", kBody, options);
+  EXPECT_FALSE(write_into(size - 1, Status::kOk, "text/plain", kBody, options).ok);
+  EXPECT_TRUE(write_into(size - 1, Status::kOk, "text/plain", kBody, options).bytes.empty());
+  auto written = write_into(size, Status::kOk, "text/plain", kBody, options);
+  ASSERT_TRUE(written.ok);
+  EXPECT_EQ(written.bytes.size(), size);
 }
+
+TEST(ResponseWriter, ResponseSizeIsWhatIsWrittenForEveryShape) {
+  const Status statuses[] = {Status::kOk, Status::kNoContent, Status::kNotFound,
+                             Status::kRequestHeaderFieldsTooLarge,
+                             Status::kHttpVersionNotSupported};
+  const std::string bodies[] = {"", "x", "123456789", "1234567890", std::string(8192, 'b')};
+  for (Status status : statuses) {
+    for (const std::string& body : bodies) {
+      for (int shape = 0; shape < 16; ++shape) {
+        const ResponseOptions options{.head_only = (shape & 1) != 0,
+                                      .keep_alive = (shape & 2) != 0,
+                                      .http10 = (shape & 4) != 0,
+                                      .extra_headers = (shape & 8) ? "Allow: GET\r\n" : ""};
+        const std::size_t size = response_size(kDate, status, "text/plain", body, options);
+        auto written = write_into(size + 64, status, "text/plain", body, options);
+        ASSERT_TRUE(written.ok);
+        EXPECT_EQ(written.bytes.size(), size) << code(status) << " shape " << shape;
+        EXPECT_LE(size, response_size_bound("text/plain", body, options));
+      }
+    }
+  }
+}
+
+// Usable at compile time: the 133 bytes of ExactBytesOf200.
+static_assert(response_size("Sun, 06 Nov 1994 08:49:37 GMT", Status::kOk, "text/plain",
+                            "Hello, World!", {}) == 133);
 
 TEST(ResponseWriter, BoundCoversTheLongestHead) {
   // The longest status line and both connection headers must fit in the fixed overhead.

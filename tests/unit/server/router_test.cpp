@@ -114,5 +114,54 @@ TEST(Router, FirstMatchingRouteWins) {
   EXPECT_EQ(router.route(request_for(Method::kGet, "/dup")).body, "Hello, World!");
 }
 
+Reply list_items(const http::Request&) { return {.body = "list"}; }
+Reply create_item(const http::Request&) { return {.status = Status::kNoContent, .body = "create"}; }
+Reply delete_item(const http::Request&) { return {.body = "delete"}; }
+
+TEST(Router, MethodsOfOnePathCanBeSeparateRoutes) {
+  Router router;
+  router.add("/items", kGetOrHead, list_items);
+  router.add("/items", method_bit(Method::kPost), create_item);
+  EXPECT_EQ(router.route(request_for(Method::kGet, "/items")).body, "list");
+  EXPECT_EQ(router.route(request_for(Method::kHead, "/items")).body, "list");
+  Reply reply = router.route(request_for(Method::kPost, "/items"));
+  EXPECT_EQ(reply.status, Status::kNoContent);
+  EXPECT_EQ(reply.body, "create");
+}
+
+TEST(Router, Answers405OnlyWhenNoRouteOfThePathTakesTheMethod) {
+  Router router;
+  router.add("/items", kGetOrHead, list_items);
+  router.add("/items", method_bit(Method::kPost), create_item);
+  router.add("/items", method_bit(Method::kDelete), delete_item);
+  EXPECT_EQ(router.route(request_for(Method::kDelete, "/items")).body, "delete");
+  for (Method method : {Method::kPut, Method::kPatch, Method::kOptions, Method::kOther}) {
+    Reply reply = router.route(request_for(method, "/items"));
+    EXPECT_EQ(reply.status, Status::kMethodNotAllowed);
+    EXPECT_EQ(reply.extra_headers, "Allow: GET, HEAD, POST, DELETE\r\n")
+        << "Allow lists the union of the path's routes";
+  }
+}
+
+TEST(Router, AllowIsTheUnionWhateverTheOrderRoutesWereAdded) {
+  Router router;
+  router.add("/items", method_bit(Method::kPut), created);
+  router.add("/other", kGetOrHead, plaintext);
+  router.add("/items", kGetOrHead, list_items);
+  EXPECT_EQ(router.route(request_for(Method::kPost, "/items")).extra_headers,
+            "Allow: GET, HEAD, PUT\r\n");
+  // Another path keeps its own Allow.
+  EXPECT_EQ(router.route(request_for(Method::kPost, "/other")).extra_headers,
+            "Allow: GET, HEAD\r\n");
+}
+
+TEST(Router, OverlappingRoutesOfOnePathFirstTakerWins) {
+  Router router;
+  router.add("/items", method_bit(Method::kPost), create_item);
+  router.add("/items", kGetOrHead | method_bit(Method::kPost), list_items);
+  EXPECT_EQ(router.route(request_for(Method::kPost, "/items")).body, "create");
+  EXPECT_EQ(router.route(request_for(Method::kGet, "/items")).body, "list");
+}
+
 }  // namespace
 }  // namespace ringside::server
