@@ -2,7 +2,6 @@
 
 #include <algorithm>
 
-#include "http/request_parser.hpp"
 #include "http/response_writer.hpp"
 
 namespace ringside::server {
@@ -23,6 +22,7 @@ constexpr Reply kReplyTooLarge{http::Status::kInternalServerError, "text/plain",
 void Connection::open(int fd, WorkerContext& context) {
   ctx_ = &context;
   input_len_ = 0;
+  head_scan_ = {};
   linger_reads_ = 0;
   phase_ = Phase::kHead;
   close_after_output_ = peer_closed_ = false;
@@ -81,7 +81,10 @@ std::size_t Connection::process(std::span<const char> input, http::OutBuffer& ba
       if (!consume_body(input, pos, batch)) break;
       continue;
     }
-    http::ParseResult parsed = http::parse_request(input.subspan(pos), ctx_->request);
+    // The kept input starts at the head the scan belongs to; later heads in it start fresh
+    // (the parser resets the scan on every complete or failed head).
+    if (pos > 0) head_scan_ = {};
+    http::ParseResult parsed = http::parse_request(input.subspan(pos), ctx_->request, head_scan_);
     if (parsed.status == http::ParseStatus::kPartial) break;
     if (parsed.status == http::ParseStatus::kError) {
       write_error(parsed.error, batch);
@@ -253,6 +256,7 @@ void Connection::start_lingering_close() {
   ctx_->input_blocks.release(input_);
   input_ = nullptr;
   input_len_ = 0;
+  head_scan_ = {};
   phase_ = Phase::kLingering;
   linger_reads_ = 0;
   if (peer_closed_ || !transport_.shutdown_write()) {

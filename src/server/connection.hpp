@@ -17,6 +17,7 @@
 #include "http/chunked_decoder.hpp"
 #include "http/out_buffer.hpp"
 #include "http/request_error.hpp"
+#include "http/request_parser.hpp"
 #include "server/reply.hpp"
 #include "server/worker_context.hpp"
 
@@ -68,6 +69,8 @@ class Connection final : public core::TransportHandler, public core::TimerNode {
   core::Transport transport_;
   char* input_ = nullptr;  // block holding the unprocessed tail of the input
   std::uint32_t input_len_ = 0;
+  // How far the search for the end of a partial head got, so a trickled head is scanned once.
+  http::HeadScan head_scan_;
   std::uint16_t linger_reads_ = 0;
   Phase phase_ = Phase::kHead;
   TimerKind timer_kind_ = TimerKind::kNone;

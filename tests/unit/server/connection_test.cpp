@@ -143,5 +143,24 @@ TEST_F(ConnectionTest, ErrorResponseThenLingeringCloseEndsOnClientFin) {
   EXPECT_EQ(owner.released, 1);
 }
 
+TEST_F(ConnectionTest, HeadTrickledByteByByteIsAnsweredOnce) {
+  // Each byte is a separate read: the partial head grows in its block, and the parser resumes
+  // its scan where the previous read left it.
+  const std::string head = "GET / HTTP/1.1\r\nHost: x\r\nX-Pad: " + std::string(8000, 'a') +
+                           "\r\n\r\nGET /json HTTP/1.1\r\nHost: x\r\n\r\n";
+  for (char byte : head) {
+    send(std::string_view(&byte, 1));
+    context.loop.run_once(std::chrono::milliseconds(0));
+  }
+  for (int i = 0; i < kMaxTurns && count("HTTP/1.1 200 OK") < 2; ++i) {
+    context.loop.run_once(kTurn);
+    read_some();
+  }
+  EXPECT_EQ(count("HTTP/1.1 200 OK"), 2u);
+  EXPECT_NE(received.find("Hello World!"), std::string::npos);
+  EXPECT_NE(received.find("{\"message\":\"Hello, World!\"}"), std::string::npos);
+  EXPECT_EQ(context.input_blocks.in_use(), 0u);
+}
+
 }  // namespace
 }  // namespace ringside::server
