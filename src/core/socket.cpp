@@ -74,6 +74,11 @@ int listen_tcp(const ListenOptions& options) {
     // SO_REUSEPORT would let us share the port with another running server (of the same user)
     // without a word. An exclusive bind first makes a busy port an error, as users expect.
     int probe = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    if (probe < 0) {
+      int error = errno;
+      close(fd);
+      fail(error, "socket for " + where);
+    }
     setsockopt(probe, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
     int rc = bind(probe, bind_address, address_length);
     int error = errno;

@@ -48,8 +48,9 @@ void append_connection_times(std::string& out, const Stats& s) {
 }  // namespace
 
 std::string format_micros(double micros) {
-  if (micros < 1000) return fmt::format("{:.0f}us", micros);
-  if (micros < 1e6) return fmt::format("{:.2f}ms", micros / 1e3);
+  // Compared after rounding as printed: 999.7 us is "1.00ms", not "1000us".
+  if (micros < 999.5) return fmt::format("{:.0f}us", micros);
+  if (micros < 999'995) return fmt::format("{:.2f}ms", micros / 1e3);
   return fmt::format("{:.2f}s", micros / 1e6);
 }
 

@@ -2,13 +2,19 @@
 
 #include <unistd.h>
 
+#include <cstdio>
+#include <cstdlib>
+#include <exception>
+
 #include "core/socket.hpp"
 #include "server/worker.hpp"
 
 namespace ringside::server {
 
 Server::Server(ServerConfig config, Router router)
-    : config_(std::move(config)), router_(std::move(router)) {
+    : config_(std::move(config)),
+      router_(std::move(router)),
+      connection_slots_(config_.max_connections) {
   core::ListenOptions options;
   options.host = config_.host;
   options.port = config_.port;
@@ -22,7 +28,7 @@ Server::Server(ServerConfig config, Router router)
       }
     }
     for (int fd : listeners) {
-      workers_.push_back(std::make_unique<Worker>(config_, router_, fd, open_connections_));
+      workers_.push_back(std::make_unique<Worker>(config_, router_, fd, connection_slots_));
     }
   } catch (...) {
     for (std::size_t i = workers_.size(); i < listeners.size(); ++i) ::close(listeners[i]);
@@ -39,7 +45,15 @@ void Server::start() {
   running_ = static_cast<unsigned>(workers_.size());
   for (auto& worker : workers_) {
     threads_.emplace_back([this, w = worker.get()] {
-      w->run();
+      try {
+        w->run();
+      } catch (const std::exception& e) {
+        // Only a broken event loop gets here (EventLoop::run_once throws). A server with a worker
+        // gone would keep accepting on the others and leave that listener's queue unanswered:
+        // stop loudly, naming the cause, rather than serve on in part.
+        std::fprintf(stderr, "ringside: a server worker stopped: %s\n", e.what());
+        std::abort();
+      }
       running_.fetch_sub(1);
     });
   }

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "server/config.hpp"
+#include "server/connection_slots.hpp"
 #include "server/router.hpp"
 
 namespace ringside::server {
@@ -38,7 +39,7 @@ class Server {
   ServerConfig config_;
   Router router_;
   std::uint16_t port_ = 0;
-  std::atomic<std::size_t> open_connections_{0};
+  ConnectionSlots connection_slots_;
   std::atomic<unsigned> running_{0};
   std::vector<std::unique_ptr<Worker>> workers_;
   std::vector<std::thread> threads_;

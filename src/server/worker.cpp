@@ -6,23 +6,24 @@
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
+#include <limits>
 
 #include "core/socket.hpp"
 
 namespace ringside::server {
 namespace {
 
-constexpr int kAcceptsPerWakeup = 64;
+constexpr std::size_t kAcceptsPerWakeup = 64;
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 constexpr auto kMaxWait = std::chrono::seconds(1);
 
 }  // namespace
 
 Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd,
-               std::atomic<std::size_t>& open_connections)
+               ConnectionSlots& slots)
     : ctx_(config, router),
       listen_fd_(listen_fd),
-      open_connections_(open_connections),
+      slots_(slots),
       waker_(ctx_.loop, [] {}) {
   ctx_.owner = this;
   if (!ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
@@ -78,22 +79,30 @@ void Worker::expire_timers() {
   ctx_.drain_grace_timers.expire(now, fire);
 }
 
-void Worker::accept_ready() {
-  for (int i = 0; i < kAcceptsPerWakeup; ++i) {
-    if (open_connections_.load(std::memory_order_relaxed) >= ctx_.config.max_connections) {
+void Worker::accept_ready() { accept_queued(kAcceptsPerWakeup); }
+
+// Accepts up to `limit` queued connections. Stops early when the queue is empty, when every
+// --max-connections slot is taken, or when descriptors run out (both pause accepting).
+void Worker::accept_queued(std::size_t limit) {
+  for (std::size_t i = 0; i < limit; ++i) {
+    // The slot is taken before accept() and given back if nothing was accepted, so that workers
+    // racing for the last slot cannot both pass the cap. (Another worker may then see the cap
+    // reached for a moment and pause; it resumes at its next close or after kAcceptPause.)
+    if (!slots_.try_reserve()) {
       pause_accepting(true);
       return;
     }
     int fd = core::accept_nonblocking(listen_fd_);
     if (fd < 0) {
-      if (errno == EINTR || errno == ECONNABORTED) continue;
-      if (errno == EMFILE || errno == ENFILE || errno == ENOBUFS || errno == ENOMEM) {
+      const int error = errno;
+      slots_.release();
+      if (error == EINTR || error == ECONNABORTED) continue;
+      if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
         // Out of descriptors: keep serving the open connections and try again shortly.
         pause_accepting(false);
       }
       return;
     }
-    open_connections_.fetch_add(1, std::memory_order_relaxed);
     ++ctx_.open_connections;
     Connection& connection = new_connection();
     connection.open(fd, ctx_);
@@ -120,8 +129,9 @@ void Worker::begin_drain() {
   ctx_.draining = true;
   drain_deadline_ = ctx_.loop.now() + core::seconds_to_duration(ctx_.config.drain_timeout_s);
   if (listen_fd_ >= 0) {
-    // Take the connections already queued, so that closing the listener resets none of them.
-    if (accepting_) accept_ready();
+    // Take every connection already queued (up to the cap), not one wakeup's worth: closing the
+    // listener resets whatever is still in its queue, and those clients may have sent a request.
+    accept_queued(std::numeric_limits<std::size_t>::max());
     if (accepting_) ctx_.loop.unwatch(listen_fd_);
     accepting_ = false;
     ::close(listen_fd_);
@@ -147,7 +157,7 @@ void Worker::release(Connection& connection) {
   connection.next_free = free_;
   free_ = &connection;
   --ctx_.open_connections;
-  open_connections_.fetch_sub(1, std::memory_order_relaxed);
+  slots_.release();
   if (!accepting_ && paused_at_capacity_ && !ctx_.draining) resume_accepting();
 }
 

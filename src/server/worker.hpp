@@ -1,6 +1,6 @@
 // A worker: one thread's event loop with its own listener (SO_REUSEPORT), connections, buffers
-// and timers. Workers share nothing on the data path; the only shared value is the count of
-// open connections, touched once per accept and close.
+// and timers. Workers share nothing on the data path; the only shared value is the server's
+// ConnectionSlots (--max-connections), touched once per accept and close.
 #pragma once
 
 #include <atomic>
@@ -10,19 +10,20 @@
 #include "core/event_loop.hpp"
 #include "core/waker.hpp"
 #include "server/connection.hpp"
+#include "server/connection_slots.hpp"
 #include "server/worker_context.hpp"
 
 namespace ringside::server {
 
 class Worker final : private ConnectionOwner {
  public:
-  Worker(const ServerConfig& config, const Router& router, int listen_fd,
-         std::atomic<std::size_t>& open_connections);
+  Worker(const ServerConfig& config, const Router& router, int listen_fd, ConnectionSlots& slots);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
 
-  // Serves until stopped; returns when every connection is closed.
+  // Serves until stopped; returns when every connection is closed. Throws std::system_error if
+  // the event loop breaks (see EventLoop::run_once).
   void run();
   // Thread-safe. Drain: stop accepting, finish what is in flight, close idle connections, return
   // within the drain timeout. Force: close everything now.
@@ -39,6 +40,7 @@ class Worker final : private ConnectionOwner {
   };
 
   void accept_ready();
+  void accept_queued(std::size_t limit);
   void pause_accepting(bool at_capacity);
   void resume_accepting();
   void begin_drain();
@@ -55,7 +57,7 @@ class Worker final : private ConnectionOwner {
   bool paused_at_capacity_ = false;
   core::TimePoint resume_at_{};
   core::TimePoint drain_deadline_{};
-  std::atomic<std::size_t>& open_connections_;
+  ConnectionSlots& slots_;
   std::atomic<int> stop_request_{0};  // 0 run, 1 drain, 2 force
   core::Waker waker_;
   std::deque<Connection> connections_;

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdint>
 #include <cstdlib>
 #include <cstring>
 #include <new>
@@ -139,6 +140,59 @@ TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
   close(fd);
   server->stop(false);
   server->wait();
+}
+
+// The counter itself: an allocation through any replaceable operator new moves it, so no form can
+// slip past the test above (aligned and nothrow forms once did).
+struct alignas(64) CacheLine {
+  char bytes[64];
+};
+
+// Keeps the compiler from proving the pointer unused and eliding the allocation.
+void escape(void* p) { asm volatile("" : : "g"(p) : "memory"); }
+
+template <typename Allocate, typename Free>
+void expect_counted(const char* form, Allocate allocate, Free free) {
+  const std::size_t before = alloc_count::allocations();
+  void* p = allocate();
+  escape(p);
+  const std::size_t after = alloc_count::allocations();
+  ASSERT_NE(p, nullptr) << form;
+  free(p);
+  EXPECT_EQ(after - before, 1u) << form << " was not counted";
+}
+
+TEST(AllocationCounter, CountsEveryReplaceableForm) {
+  constexpr std::size_t kSize = 48;
+  constexpr auto kAlign = std::align_val_t{64};
+  const std::nothrow_t& nothrow = std::nothrow;
+  expect_counted("new", [&] { return ::operator new(kSize); },
+                 [](void* p) { ::operator delete(p); });
+  expect_counted("new[]", [&] { return ::operator new[](kSize); },
+                 [](void* p) { ::operator delete[](p); });
+  expect_counted("new nothrow", [&] { return ::operator new(kSize, nothrow); },
+                 [&](void* p) { ::operator delete(p, nothrow); });
+  expect_counted("new[] nothrow", [&] { return ::operator new[](kSize, nothrow); },
+                 [&](void* p) { ::operator delete[](p, nothrow); });
+  expect_counted("new aligned", [&] { return ::operator new(kSize, kAlign); },
+                 [&](void* p) { ::operator delete(p, kAlign); });
+  expect_counted("new[] aligned", [&] { return ::operator new[](kSize, kAlign); },
+                 [&](void* p) { ::operator delete[](p, kSize, kAlign); });
+  expect_counted("new aligned nothrow", [&] { return ::operator new(kSize, kAlign, nothrow); },
+                 [&](void* p) { ::operator delete(p, kAlign, nothrow); });
+  expect_counted("new[] aligned nothrow", [&] { return ::operator new[](kSize, kAlign, nothrow); },
+                 [&](void* p) { ::operator delete[](p, kAlign, nothrow); });
+  // And as new-expressions pick them: an over-aligned type goes to the aligned forms.
+  expect_counted("new T (over-aligned)", [] { return static_cast<void*>(new CacheLine); },
+                 [](void* p) { delete static_cast<CacheLine*>(p); });
+  expect_counted("new T[] (over-aligned)", [] { return static_cast<void*>(new CacheLine[3]); },
+                 [](void* p) { delete[] static_cast<CacheLine*>(p); });
+  expect_counted("new (nothrow) T (over-aligned)",
+                 [] { return static_cast<void*>(new (std::nothrow) CacheLine); },
+                 [](void* p) { delete static_cast<CacheLine*>(p); });
+  const auto* line = static_cast<const CacheLine*>(::operator new(sizeof(CacheLine), kAlign));
+  EXPECT_EQ(reinterpret_cast<std::uintptr_t>(line) % 64, 0u);
+  ::operator delete(const_cast<CacheLine*>(line), kAlign);
 }
 
 }  // namespace

@@ -1,5 +1,6 @@
 """Graceful shutdown: SIGTERM or SIGINT stops accepting, finishes responses in flight, closes idle
 connections and exits 0 within --drain-timeout, with no request lost."""
+import os
 import re
 import shutil
 import signal
@@ -133,6 +134,91 @@ class ShutdownTest(unittest.TestCase):
         output = subprocess.run(["ss", "-Htn", "state", "established", f"( sport = :{port} )"],
                                 stdout=subprocess.PIPE, text=True, timeout=10).stdout
         return len([line for line in output.splitlines() if line.strip()])
+
+
+
+class DrainAcceptsTheWholeQueueTest(unittest.TestCase):
+    """Connections the kernel has queued but the server has not accepted yet, each with a request
+    already sent, when SIGTERM arrives: closing the listener would reset every one still queued,
+    so the drain must accept them all (the old drain took one wakeup's worth, 64)."""
+
+    QUEUED = 400  # well over 64, well under net.core.somaxconn (4096 by default)
+
+    def test_sigterm_answers_every_queued_connection_and_resets_none(self):
+        server = Server("--drain-timeout", "10", threads=1)
+        socks = []
+        with server:
+            try:
+                # Stopped, the server accepts nothing while the kernel completes the handshakes
+                # and buffers the requests; SIGTERM stays pending until SIGCONT, so the drain
+                # begins with the whole queue waiting.
+                server.process.send_signal(signal.SIGSTOP)
+                try:
+                    self.assertTrue(wait_until(lambda: self.stopped(server.process.pid), 10))
+                    for _ in range(self.QUEUED):
+                        sock = socket.create_connection(("127.0.0.1", server.port), timeout=10)
+                        socks.append(sock)
+                        sock.sendall(get("/"))
+                    self.assertTrue(
+                        wait_until(lambda: self.queued(server.port) >= self.QUEUED, 10),
+                        f"only {self.queued(server.port)} connections queued")
+                    server.process.send_signal(signal.SIGTERM)
+                finally:
+                    server.process.send_signal(signal.SIGCONT)
+                outcomes = [self.outcome(sock) for sock in socks]
+            finally:
+                for sock in socks:
+                    sock.close()
+            server.process.wait(timeout=20)
+            self.assertEqual(server.process.returncode, 0)
+            counts = {kind: outcomes.count(kind) for kind in set(outcomes)}
+            self.assertEqual(counts.get("reset", 0), 0, counts)
+            self.assertEqual(counts, {"answered": self.QUEUED})
+
+    @staticmethod
+    def outcome(sock):
+        """'answered' (a whole response, then a clean close), 'closed' (a clean close and no
+        response), 'reset' (ECONNRESET at any point) or 'timeout'."""
+        sock.settimeout(15)
+        reader = ResponseReader(sock)
+        try:
+            response = reader.next()
+        except ConnectionResetError:
+            return "reset"
+        except ConnectionError:
+            return "closed"
+        except socket.timeout:
+            return "timeout"
+        if response.status != 200:
+            return f"status {response.status}"
+        try:
+            while sock.recv(65536):
+                pass
+        except ConnectionResetError:
+            return "reset"
+        except socket.timeout:
+            return "timeout"
+        return "answered"
+
+    @staticmethod
+    def stopped(pid):
+        """True once every thread of the process is stopped (a signal is delivered later than
+        kill() returns)."""
+        try:
+            states = []
+            for task in os.listdir(f"/proc/{pid}/task"):
+                with open(f"/proc/{pid}/task/{task}/stat") as stat:
+                    states.append(stat.read().rsplit(")", 1)[1].split()[0])
+            return bool(states) and all(state == "T" for state in states)
+        except FileNotFoundError:
+            return False
+
+    @staticmethod
+    def queued(port):
+        """Connections waiting in the listener's accept queue (ss shows it as Recv-Q)."""
+        output = subprocess.run(["ss", "-Hltn", f"( sport = :{port} )"], stdout=subprocess.PIPE,
+                                text=True, timeout=10).stdout
+        return sum(int(line.split()[1]) for line in output.splitlines() if line.strip())
 
 
 if __name__ == "__main__":

@@ -7,7 +7,9 @@
 
 #include <cerrno>
 #include <chrono>
+#include <string>
 #include <string_view>
+#include <system_error>
 #include <vector>
 
 namespace ringside::core {
@@ -343,6 +345,78 @@ TEST(EventLoop, RefreshNowAdvancesTime) {
   loop.refresh_now();
   EXPECT_GE(loop.now(), first);
   EXPECT_LE(loop.now(), Clock::now());
+}
+
+// Turns an idle loop takes until `span` has passed on the clock, waiting `wait` per turn; stops
+// counting at kTurnCap, which only a loop that does not wait at all reaches.
+constexpr int kTurnCap = 10'000;
+int idle_turns_within(EventLoop& loop, Duration span, Duration wait) {
+  const TimePoint until = Clock::now() + span;
+  int turns = 0;
+  while (Clock::now() < until && turns < kTurnCap) {
+    EXPECT_EQ(loop.run_once(wait), 0);
+    ++turns;
+  }
+  return turns;
+}
+
+// A sandbox or kernel that refuses epoll_pwait2: seccomp profiles answer EPERM (or EINVAL), kernels
+// before 5.11 ENOSYS. The loop must fall back to epoll_wait and still wait, not return at once
+// every turn (a loop at 100% CPU). Counted in turns, so a slow machine only makes fewer.
+class RefusedPwait2 : public ::testing::TestWithParam<int> {};
+
+TEST_P(RefusedPwait2, IdleLoopStillWaitsForItsTimeout) {
+  EventLoop loop(EventLoop::RefusePwait2ForTests{GetParam()});
+  // 20 ms waits over 100 ms: 5 turns (6 with a boundary), never hundreds.
+  EXPECT_LE(idle_turns_within(loop, milliseconds(100), milliseconds(20)), 6);
+}
+
+TEST_P(RefusedPwait2, SubMillisecondWaitIsRoundedUpNotDown) {
+  EventLoop loop(EventLoop::RefusePwait2ForTests{GetParam()});
+  // epoll_wait counts whole milliseconds: 300 us rounded down to 0 would spin until the deadline.
+  EXPECT_LE(idle_turns_within(loop, milliseconds(20), std::chrono::microseconds(300)), 21);
+}
+
+TEST_P(RefusedPwait2, EventsAreStillDelivered) {
+  EventLoop loop(EventLoop::RefusePwait2ForTests{GetParam()});
+  SocketPair pair;
+  RecordingHandler handler;
+  ASSERT_TRUE(loop.watch(pair.local, kReadable | kEdgeTriggered, &handler));
+  EXPECT_EQ(loop.run_once(kNoWait), 0);
+  send_bytes(pair.peer, "after the fallback");
+  EXPECT_EQ(loop.run_once(kGenerousWait), 1);
+  EXPECT_EQ(handler.received, std::vector<IoEvents>{kReadable});
+}
+
+std::string errno_name(const ::testing::TestParamInfo<int>& refusal) {
+  switch (refusal.param) {
+    case EPERM: return "EPERM";
+    case ENOSYS: return "ENOSYS";
+    case EINVAL: return "EINVAL";
+    default: return std::to_string(refusal.param);
+  }
+}
+
+INSTANTIATE_TEST_SUITE_P(EventLoop, RefusedPwait2, ::testing::Values(EPERM, ENOSYS, EINVAL),
+                         errno_name);
+
+// Any other failure means the loop cannot work; swallowing it made every turn empty and silent.
+TEST(EventLoop, OtherWaitFailuresAreReportedNotSwallowed) {
+  for (int error : {EBADF, EFAULT}) {
+    EventLoop loop(EventLoop::RefusePwait2ForTests{error});
+    try {
+      loop.run_once(kNoWait);
+      ADD_FAILURE() << "run_once returned after a wait that failed with errno " << error;
+    } catch (const std::system_error& e) {
+      EXPECT_EQ(e.code().value(), error) << e.what();
+    }
+  }
+}
+
+TEST(EventLoop, InterruptedWaitIsAnEmptyTurn) {
+  EventLoop loop(EventLoop::RefusePwait2ForTests{EINTR});
+  EXPECT_EQ(loop.run_once(kNoWait), 0);
+  EXPECT_EQ(loop.run_once(kNoWait), 0);
 }
 
 }  // namespace
