@@ -9,6 +9,7 @@ move them back once it lands.
     fuzz/make_connection_corpus.py   # rewrites both folders next to this script
 """
 
+import base64
 import pathlib
 import shutil
 
@@ -143,6 +144,12 @@ KNOWN = {
     "half_close_mid_head": write("GET / HTTP/1.1\r\nHo") + shut() + run(),
     "half_close_pipelined": write(get() * 3) + shut() + run(3),
     "half_close_after_body": write(post("hello")) + shut() + run(),
+    # A full close counts as a FIN too: a partial head and the close arrive before the server's
+    # first turn, and the connection sits in CLOSE-WAIT until its header timer.
+    "close_with_partial_head": write("GET / HTTP/1.1\r\nHo") + close(),
+    # Found by libFuzzer (the same defect), kept byte for byte.
+    "fuzz_close_with_partial_head": base64.b64decode(
+        "AAAbR0VUIC8gSFRUUC8xkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRkZGRLjENCttIb3N0OiBhDQoNCgQBAAAGBQgE"),
     # 1,750 requests in one write to a server whose send buffer is small: the 30 requests left in
     # the input block when processing the saved input stalls a second time are never answered.
     "slow_reader_deep_pipeline": buffers(0, 255) + write(get() * 1750) + run()
