@@ -1,0 +1,442 @@
+// Drives one whole server Connection through a socketpair, the way a hostile or unlucky client
+// would, and checks what comes back. The other end of the pair is the "client"; the fuzz input is
+// a script for it and for the server's loop. Each op is one byte (taken modulo the op count)
+// followed by its arguments:
+//
+//   write  len:u16be data[len]  client sends the bytes, non-blocking, until the socket is full
+//   read   max:u16be            client reads up to `max` bytes (0: all there is)
+//   shut                        client shutdown(SHUT_WR): a FIN after whatever it sent
+//   close                       client close(); later client ops do nothing
+//   run                         the server's loop runs once with a zero timeout
+//   timers mask:u8              fire the connection's timers as if a long time passed; bits
+//                               0-3 pick the header, idle, linger and drain-grace lists (0: all)
+//   drain                       the worker begins a graceful drain
+//   buffers server:u8 client:u8 shrink SO_SNDBUF/SO_RCVBUF of each end (backpressure paths)
+//
+// When the script ends the loop runs, the client reading, until nothing moves any more; then the
+// client closes and the loop runs again. Invariants (a broken one prints its name and aborts):
+//   - everything the server sent parses as complete HTTP/1.1 responses with the project's own
+//     response parser; only the last may be cut short, and only when the client closed or a
+//     timer closed the connection; nothing follows a "Connection: close" response;
+//   - final responses never outnumber the request heads the client sent, plus one (an error);
+//   - a connection still open and not closing has answered every complete request it was sent
+//     (a pipelined request must not be left unanswered);
+//   - once the client has sent its FIN, the server closes as soon as it has nothing left to send
+//     (checked before the client reads, as over TCP a read by the client would not wake the
+//     server) and after the client has read everything; once the client has closed, the server
+//     closes within a bounded number of loop turns;
+//   - no block of either BlockPool is still in use after the connection closed;
+//   - and, under the sanitizers, no memory error or undefined behaviour.
+// Seeds come from make_connection_corpus.py (corpus/connection; corpus/connection_known holds the
+// inputs that break an invariant until issue 6's defects are fixed). Environment:
+// CONNECTION_FUZZ_VERBOSE=1 prints what each input sent and got back; CONNECTION_FUZZ_SKIP_KNOWN=1
+// skips the invariants the known defects break, to fuzz past them:
+//   build/fuzz/fuzz/connection fuzz/corpus/connection -dict=fuzz/connection.dict -max_len=8192
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cerrno>
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "http/chunked_decoder.hpp"
+#include "http/request_error.hpp"
+#include "http/request_parser.hpp"
+#include "http/response_parser.hpp"
+#include "server/config.hpp"
+#include "server/connection.hpp"
+#include "server/hello_routes.hpp"
+#include "server/router.hpp"
+#include "server/worker_context.hpp"
+
+namespace {
+
+using namespace ringside;
+
+constexpr std::uint64_t kMaxBody = 4 * 1024;
+constexpr int kMaxSettleTurns = 20000;  // a livelock, not a slow pipeline, if ever reached
+constexpr int kQuietTurnsToSettle = 3;
+constexpr int kMaxTimerFiresPerOp = 8;  // one connection: more means a timer re-arms forever
+constexpr auto kLongTimeLater = std::chrono::hours(24 * 365);
+
+enum class Op : std::uint8_t {
+  kWrite,
+  kRead,
+  kShut,
+  kClose,
+  kRun,
+  kTimers,
+  kDrain,
+  kBuffers,
+  kCount
+};
+
+[[noreturn]] void fail(const char* invariant) {
+  std::fprintf(stderr, "connection_fuzz: invariant broken: %s\n", invariant);
+  std::abort();
+}
+
+void check(bool ok, const char* invariant) {
+  if (!ok) fail(invariant);
+}
+
+// CONNECTION_FUZZ_SKIP_KNOWN=1 looks past issue 6's defects 2 and 3 in a fuzzing run: a FIN the
+// server missed is reported to it once more, and a pipelined request left unanswered is let go.
+bool check_known_defects() {
+  static const bool skip = std::getenv("CONNECTION_FUZZ_SKIP_KNOWN") != nullptr;
+  return !skip;
+}
+
+const server::ServerConfig& fuzz_config() {
+  static const server::ServerConfig config = [] {
+    server::ServerConfig c;
+    c.threads = 1;
+    c.max_body = kMaxBody;
+    return c;
+  }();
+  return config;
+}
+
+const server::Router& hello_router() {
+  static const server::Router router = [] {
+    server::Router r;
+    server::add_hello_routes(r);
+    return r;
+  }();
+  return router;
+}
+
+// The one place that knows how a connection takes an accepted descriptor and gets registered with
+// the loop; mirrors Worker::accept_ready.
+bool open_connection(server::Connection& connection, int fd, server::WorkerContext& ctx) {
+  connection.open(fd, ctx);
+  if (!ctx.loop.watch(fd, core::kReadable | core::kWritable | core::kEdgeTriggered, &connection)) {
+    connection.close();
+    return false;
+  }
+  return true;
+}
+
+class Owner final : public server::ConnectionOwner {
+ public:
+  void release(server::Connection&) override { released = true; }
+  bool released = false;
+};
+
+class Script {
+ public:
+  explicit Script(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
+  [[nodiscard]] bool done() const { return pos_ >= bytes_.size(); }
+  std::uint8_t u8() { return done() ? 0 : bytes_[pos_++]; }
+  std::uint16_t u16() {
+    const std::uint16_t high = u8();
+    return static_cast<std::uint16_t>(high << 8 | u8());
+  }
+  // Up to `n` bytes: a length running past the end takes what is left.
+  std::span<const char> take(std::size_t n) {
+    n = std::min(n, bytes_.size() - pos_);
+    auto out = bytes_.subspan(pos_, n);
+    pos_ += n;
+    return {reinterpret_cast<const char*>(out.data()), out.size()};
+  }
+
+ private:
+  std::span<const std::uint8_t> bytes_;
+  std::size_t pos_ = 0;
+};
+
+// What the client's bytes ask for, parsed as the server parses them.
+struct SentRequests {
+  std::size_t heads = 0;     // complete request heads
+  std::size_t complete = 0;  // heads whose body is complete too
+  std::vector<bool> is_head_method;
+};
+
+SentRequests parse_sent(std::span<const char> sent) {
+  SentRequests out;
+  http::Request request;
+  std::size_t pos = 0;
+  while (pos < sent.size()) {
+    http::ParseResult r = http::parse_request(sent.subspan(pos), request);
+    if (r.status != http::ParseStatus::kComplete) break;
+    ++out.heads;
+    out.is_head_method.push_back(request.method == http::Method::kHead);
+    pos += r.consumed;
+    if (request.framing == http::BodyFraming::kContentLength) {
+      if (request.content_length > kMaxBody || request.content_length > sent.size() - pos) break;
+      pos += static_cast<std::size_t>(request.content_length);
+    } else if (request.framing == http::BodyFraming::kChunked) {
+      http::ChunkedDecoder decoder(kMaxBody);
+      auto body = decoder.feed(sent.subspan(pos));
+      if (body.error != http::RequestError::kNone || !body.done) break;
+      pos += body.consumed;
+    }
+    ++out.complete;
+  }
+  return out;
+}
+
+// Statuses the connection writes itself for a refused request (always with a body, even to HEAD).
+bool is_request_error_status(std::uint16_t status) {
+  for (int e = 1; e <= static_cast<int>(http::RequestError::kHeaderTimeout); ++e) {
+    if (static_cast<std::uint16_t>(http::describe(static_cast<http::RequestError>(e)).status) ==
+        status) {
+      return true;
+    }
+  }
+  return false;
+}
+
+struct ReceivedResponses {
+  std::size_t finals = 0;
+  bool ended_with_close = false;  // the last final response said "Connection: close"
+  bool truncated = false;
+};
+
+ReceivedResponses parse_received(std::span<const char> received, const SentRequests& sent,
+                                 bool may_be_truncated) {
+  ReceivedResponses out;
+  std::size_t pos = 0;
+  while (pos < received.size()) {
+    check(!out.ended_with_close, "bytes after a Connection: close response");
+    auto rest = received.subspan(pos);
+    http::Response response;
+    http::ResponseParseResult head = http::parse_response_head(rest, response);
+    if (head.status == http::ParseStatus::kPartial) {
+      check(may_be_truncated, "response head cut short");
+      out.truncated = true;
+      break;
+    }
+    check(head.status == http::ParseStatus::kComplete, "response head does not parse");
+    if (response.is_interim()) {
+      check(response.status == 100, "interim response other than 100 Continue");
+      pos += head.consumed;
+      continue;
+    }
+    const bool to_head = out.finals < sent.is_head_method.size() &&
+                         sent.is_head_method[out.finals] &&
+                         !is_request_error_status(response.status);
+    if (to_head) head = http::parse_response_head(rest, response, {.request_was_head = true});
+    check(!response.body_until_close, "response without Content-Length");
+    http::ResponseBodyReader body(response);
+    auto result = body.feed(rest.subspan(head.consumed));
+    check(result.error == http::ResponseError::kNone, "response body does not parse");
+    if (!result.done) {
+      check(may_be_truncated, "response body cut short");
+      out.truncated = true;
+      break;
+    }
+    pos += head.consumed + result.consumed;
+    ++out.finals;
+    out.ended_with_close = !response.keep_alive;
+  }
+  return out;
+}
+
+class Session {
+ public:
+  Session() : ctx_(std::make_unique<server::WorkerContext>(fuzz_config(), hello_router())) {
+    ctx_->owner = &owner_;
+    int fds[2];
+    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0) {
+      std::perror("socketpair");
+      std::abort();
+    }
+    client_ = fds[0];
+    server_fd_ = fds[1];
+    if (!open_connection(connection_, server_fd_, *ctx_)) fail("a new connection registers");
+  }
+  Session(const Session&) = delete;
+  Session& operator=(const Session&) = delete;
+  ~Session() {
+    if (client_ >= 0) ::close(client_);
+    connection_.close();  // only reached open when an invariant is about to abort anyway
+  }
+
+  void step(Script& script) {
+    switch (static_cast<Op>(script.u8() % static_cast<std::uint8_t>(Op::kCount))) {
+      case Op::kWrite:
+        client_write(script.take(script.u16()));
+        break;
+      case Op::kRead:
+        client_read(script.u16());
+        break;
+      case Op::kShut:
+        if (client_ >= 0 && ::shutdown(client_, SHUT_WR) == 0) shut_write_ = true;
+        break;
+      case Op::kClose:
+        client_close();
+        break;
+      case Op::kRun:
+        ctx_->loop.run_once(core::Duration::zero());
+        break;
+      case Op::kTimers:
+        fire_timers(script.u8());
+        break;
+      case Op::kDrain:
+        ctx_->draining = true;
+        if (!owner_.released) connection_.begin_drain();
+        break;
+      case Op::kBuffers: {
+        const int server_size = buffer_size(script.u8());
+        const int client_size = buffer_size(script.u8());
+        if (!owner_.released) set_buffers(server_fd_, server_size);
+        if (client_ >= 0) set_buffers(client_, client_size);
+        break;
+      }
+      case Op::kCount:
+        break;
+    }
+  }
+
+  void finish() {
+    // First without reading: on a socketpair each read by the client wakes the server with every
+    // ready flag set, which over TCP it would not, and would hide a FIN the server missed.
+    settle(false);
+    if (shut_write_) excuse_missed_fin();
+    if (shut_write_ && !owner_.released && server_has_nothing_pending()) {
+      fail("client sent FIN and the server has nothing to send, but the connection stays open");
+    }
+    settle(true);
+    const SentRequests sent = parse_sent(sent_);
+    const ReceivedResponses received =
+        parse_received(received_, sent, client_closed_ || closed_by_timer_);
+    if (std::getenv("CONNECTION_FUZZ_VERBOSE") != nullptr) {
+      std::fprintf(
+          stderr,
+          "sent %zu bytes: %zu heads, %zu complete; received %zu bytes: %zu responses%s%s; "
+          "server %s\n",
+          sent_.size(), sent.heads, sent.complete, received_.size(), received.finals,
+          received.ended_with_close ? ", last closing" : "",
+          received.truncated ? ", truncated" : "", owner_.released ? "closed" : "open");
+    }
+    check(received.finals <= sent.heads + 1, "more responses than requests");
+    if (!owner_.released && !client_closed_) {
+      check(!shut_write_, "client sent FIN and read everything, but the connection stays open");
+      if (!received.ended_with_close && check_known_defects()) {
+        check(received.finals == sent.complete, "a complete request was left unanswered");
+      }
+    }
+    client_close();
+    settle(true);
+    excuse_missed_fin();
+    check(owner_.released, "client closed, but the connection stays open");
+    check(ctx_->input_blocks.in_use() == 0, "input block leaked");
+    check(ctx_->output_blocks.in_use() == 0, "output block leaked");
+  }
+
+ private:
+  static int buffer_size(std::uint8_t selector) { return 1024 + selector * 256; }
+
+  static void set_buffers(int fd, int size) {
+    (void)::setsockopt(fd, SOL_SOCKET, SO_SNDBUF, &size, sizeof size);
+    (void)::setsockopt(fd, SOL_SOCKET, SO_RCVBUF, &size, sizeof size);
+  }
+
+  void client_write(std::span<const char> data) {
+    if (client_ < 0) return;
+    while (!data.empty()) {
+      ssize_t n = ::send(client_, data.data(), data.size(), MSG_NOSIGNAL | MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) return;  // full, or the server is gone
+      sent_.append(data.data(), static_cast<std::size_t>(n));
+      data = data.subspan(static_cast<std::size_t>(n));
+    }
+  }
+
+  // Returns how many bytes arrived.
+  std::size_t client_read(std::size_t max) {
+    if (client_ < 0) return 0;
+    if (max == 0) max = SIZE_MAX;
+    std::size_t got = 0;
+    std::array<char, 4096> buffer;
+    while (got < max) {
+      ssize_t n = ::recv(client_, buffer.data(), std::min(buffer.size(), max - got), MSG_DONTWAIT);
+      if (n < 0 && errno == EINTR) continue;
+      if (n <= 0) break;
+      received_.append(buffer.data(), static_cast<std::size_t>(n));
+      got += static_cast<std::size_t>(n);
+    }
+    return got;
+  }
+
+  void client_close() {
+    if (client_ < 0) return;
+    ::close(client_);
+    client_ = -1;
+    client_closed_ = true;
+  }
+
+  // As Worker::expire_timers does once a loop turn, with a clock that has jumped far ahead.
+  void fire_timers(std::uint8_t mask) {
+    if (mask == 0) mask = 0x0f;
+    int fired = 0;
+    auto fire = [&fired](core::TimerNode& node) {
+      check(++fired <= kMaxTimerFiresPerOp, "a timer re-arms itself without end");
+      static_cast<server::Connection&>(node).on_timeout();
+    };
+    const bool was_open = !owner_.released;
+    const core::TimePoint later = ctx_->loop.now() + kLongTimeLater;
+    if (mask & 1) ctx_->header_timers.expire(later, fire);
+    if (mask & 2) ctx_->idle_timers.expire(later, fire);
+    if (mask & 4) ctx_->linger_timers.expire(later, fire);
+    if (mask & 8) ctx_->drain_grace_timers.expire(later, fire);
+    if (was_open && owner_.released) closed_by_timer_ = true;
+  }
+
+  // With CONNECTION_FUZZ_SKIP_KNOWN, stands in for the readiness edge that defect 2 loses: tells
+  // the connection once more that its socket is readable and its peer closed, as a level-triggered
+  // loop would, so that a connection deaf even to that is still caught.
+  void excuse_missed_fin() {
+    if (check_known_defects() || owner_.released) return;
+    connection_.on_io(core::kReadable | core::kPeerClosed);
+    settle(false);
+  }
+
+  // Between requests with nothing buffered in either direction (connection API; see the seam).
+  bool server_has_nothing_pending() const { return connection_.is_idle(); }
+
+  // Runs the loop, the client reading all it can if asked, until nothing moves for a few turns.
+  void settle(bool client_reads) {
+    int quiet = 0;
+    for (int turn = 0; turn < kMaxSettleTurns; ++turn) {
+      const int events = ctx_->loop.run_once(core::Duration::zero());
+      const std::size_t got = client_reads ? client_read(0) : 0;
+      if (owner_.released && client_ < 0) return;
+      quiet = events == 0 && got == 0 ? quiet + 1 : 0;
+      if (quiet >= kQuietTurnsToSettle) return;
+    }
+    fail("the connection never settles (livelock)");
+  }
+
+  // Declared first, destroyed last: the connection and its timers point into the context.
+  std::unique_ptr<server::WorkerContext> ctx_;
+  Owner owner_;
+  server::Connection connection_;
+  int client_ = -1;
+  int server_fd_ = -1;
+  bool shut_write_ = false;
+  bool client_closed_ = false;
+  bool closed_by_timer_ = false;
+  std::string sent_;      // every byte the client got into the socket
+  std::string received_;  // every byte the client read
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  Script script({data, size});
+  Session session;
+  while (!script.done()) session.step(script);
+  session.finish();
+  return 0;
+}
