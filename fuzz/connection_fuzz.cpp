@@ -27,10 +27,9 @@
 //     closes within a bounded number of loop turns;
 //   - no block of either BlockPool is still in use after the connection closed;
 //   - and, under the sanitizers, no memory error or undefined behaviour.
-// Seeds come from make_connection_corpus.py (corpus/connection; corpus/connection_known holds the
-// inputs that break an invariant until issue 6's defects are fixed). Environment:
-// CONNECTION_FUZZ_VERBOSE=1 prints what each input sent and got back; CONNECTION_FUZZ_SKIP_KNOWN=1
-// skips the invariants the known defects break, to fuzz past them:
+// Seeds come from make_connection_corpus.py (corpus/connection, with the inputs that broke an
+// invariant before issue 6's transport fixes: a FIN that arrived with the data, a slow reader's
+// deep pipeline). CONNECTION_FUZZ_VERBOSE=1 prints what each input sent and got back. Fuzzing:
 //   build/fuzz/fuzz/connection fuzz/corpus/connection -dict=fuzz/connection.dict -max_len=8192
 #include <sys/socket.h>
 #include <unistd.h>
@@ -89,13 +88,6 @@ void check(bool ok, const char* invariant) {
   if (!ok) fail(invariant);
 }
 
-// CONNECTION_FUZZ_SKIP_KNOWN=1 looks past issue 6's defects 2 and 3 in a fuzzing run: a FIN the
-// server missed is reported to it once more, and a pipelined request left unanswered is let go.
-bool check_known_defects() {
-  static const bool skip = std::getenv("CONNECTION_FUZZ_SKIP_KNOWN") != nullptr;
-  return !skip;
-}
-
 const server::ServerConfig& fuzz_config() {
   static const server::ServerConfig config = [] {
     server::ServerConfig c;
@@ -115,15 +107,11 @@ const server::Router& hello_router() {
   return router;
 }
 
-// The one place that knows how a connection takes an accepted descriptor and gets registered with
-// the loop; mirrors Worker::accept_ready.
+// The one place that knows how a connection takes an accepted descriptor (it registers itself with
+// the loop through its transport, as in Worker::accept_queued).
 bool open_connection(server::Connection& connection, int fd, server::WorkerContext& ctx) {
   connection.open(fd, ctx);
-  if (!ctx.loop.watch(fd, core::kReadable | core::kWritable | core::kEdgeTriggered, &connection)) {
-    connection.close();
-    return false;
-  }
-  return true;
+  return connection.is_open();
 }
 
 class Owner final : public server::ConnectionOwner {
@@ -302,7 +290,6 @@ class Session {
     // First without reading: on a socketpair each read by the client wakes the server with every
     // ready flag set, which over TCP it would not, and would hide a FIN the server missed.
     settle(false);
-    if (shut_write_) excuse_missed_fin();
     if (shut_write_ && !owner_.released && server_has_nothing_pending()) {
       fail("client sent FIN and the server has nothing to send, but the connection stays open");
     }
@@ -322,13 +309,12 @@ class Session {
     check(received.finals <= sent.heads + 1, "more responses than requests");
     if (!owner_.released && !client_closed_) {
       check(!shut_write_, "client sent FIN and read everything, but the connection stays open");
-      if (!received.ended_with_close && check_known_defects()) {
+      if (!received.ended_with_close) {
         check(received.finals == sent.complete, "a complete request was left unanswered");
       }
     }
     client_close();
     settle(true);
-    excuse_missed_fin();
     check(owner_.released, "client closed, but the connection stays open");
     check(ctx_->input_blocks.in_use() == 0, "input block leaked");
     check(ctx_->output_blocks.in_use() == 0, "output block leaked");
@@ -391,15 +377,6 @@ class Session {
     if (mask & 4) ctx_->linger_timers.expire(later, fire);
     if (mask & 8) ctx_->drain_grace_timers.expire(later, fire);
     if (was_open && owner_.released) closed_by_timer_ = true;
-  }
-
-  // With CONNECTION_FUZZ_SKIP_KNOWN, stands in for the readiness edge that defect 2 loses: tells
-  // the connection once more that its socket is readable and its peer closed, as a level-triggered
-  // loop would, so that a connection deaf even to that is still caught.
-  void excuse_missed_fin() {
-    if (check_known_defects() || owner_.released) return;
-    connection_.on_io(core::kReadable | core::kPeerClosed);
-    settle(false);
   }
 
   // Between requests with nothing buffered in either direction (connection API; see the seam).
