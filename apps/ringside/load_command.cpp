@@ -79,7 +79,9 @@ void define_flags(CLI::App& app, LoadFlags& f) {
   app.add_option("-m,--method", f.spec.method, "Request method (a token: GET, POST, ...)")
       ->capture_default_str()
       ->check(flag_check(load::check_method));
+  // One value per -H: a vector option would otherwise take the URL after it as a header too.
   app.add_option("-H,--header", f.spec.headers, "Request header 'Name: value' (repeatable)")
+      ->allow_extra_args(false)
       ->check(flag_check(load::check_header));
   auto* body = app.add_option("-b,--body", f.spec.body, "Request body");
   app.add_option("--body-file", f.body_file, "Request body from a file")

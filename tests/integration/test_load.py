@@ -372,6 +372,12 @@ class LoadCliTest(unittest.TestCase):
                 f.write("http://127.0.0.1:9/\nhttp://127.0.0.1:9/a b\n")
             self.assert_refused(["--urls-file", path], "--urls-file")
 
+    def test_a_header_flag_takes_one_value_and_leaves_the_url_alone(self):
+        # -H used to swallow every argument after it, the URL included (sent as a header).
+        with Server() as server:
+            doc = load("-n", "5", "-c", "1", "-H", "X-A: 1", server.url("/"), "-H", "X-B: 2")
+            self.assertEqual(doc["status"]["codes"], {"200": 5})
+
     def test_fragment_is_dropped_like_curl_does(self):
         with Server() as server:
             doc = load("-n", "10", "-c", "1", server.url("/json#section"))
