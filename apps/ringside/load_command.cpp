@@ -1,9 +1,12 @@
-// `ringside load`: flags, live progress, Ctrl-C and the reports around load::LoadRun.
+// `ringside load`: flags, live progress, Ctrl-C (or SIGTERM, SIGHUP) and the reports around
+// load::LoadRun.
 #include <signal.h>
 #include <unistd.h>
 
 #include <CLI/CLI.hpp>
+#include <cerrno>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <sstream>
 
@@ -14,6 +17,8 @@
 #include "load/hdr_log.hpp"
 #include "load/load_run.hpp"
 #include "load/report.hpp"
+#include "load/target.hpp"
+#include "number_flag.hpp"
 
 namespace ringside::apps {
 namespace {
@@ -32,55 +37,62 @@ struct LoadFlags {
   bool json = false;
 };
 
-CLI::Validator duration_validator() {
-  return CLI::Validator(
-      [](std::string& text) {
-        return parse_duration_seconds(text) ? std::string()
-                                            : "not a duration (e.g. 30s, 500ms, 2m): " + text;
-      },
-      "DURATION", "duration");
+CLI::Validator flag_check(std::string (*check)(std::string_view)) {
+  return CLI::Validator([check](std::string& text) { return check(text); }, "TEXT");
 }
 
 void define_flags(CLI::App& app, LoadFlags& f) {
   app.description(
       "Load-test an HTTP/1.1 server: fixed count (-n), duration (-d) or constant rate (-R, latency "
       "corrected for coordinated omission). Prints a report, or one JSON document with --json.");
+  app.footer(
+      "Exit codes: 0 when at least one request completed (whatever its status), 1 when none did "
+      "(e.g. the server is down; the report is still printed) or --hlog could not be written, 2 "
+      "for "
+      "a bad flag or value (one line naming it).");
   app.add_option("url", f.urls, "http://HOST[:PORT]/path (HOST: an IP address or localhost)");
   app.add_option("--urls-file", f.urls_file, "File with one URL per line, used round-robin")
       ->check(CLI::ExistingFile);
-  app.add_option("-n,--requests", f.config.requests, "Stop after this many requests");
+  app.add_option("-n,--requests", f.config.requests, "Stop after this many requests")
+      ->check(CLI::Validator(
+          [](std::string& text) -> std::string {
+            if (parse_count(text) == 0u) {
+              return "0 requests measure nothing: give at least 1, or drop -n and use -d";
+            }
+            return check_count(text, 1, ~std::uint64_t{0});
+          },
+          "INT >= 1"));
   app.add_option("-d,--duration", f.duration, "Stop after this long (default 10s without -n)")
-      ->check(duration_validator());
+      ->check(duration_in(load::kMinTimeoutS, load::kMaxDurationS));
   app.add_option("-R,--rate", f.config.rate, "Constant rate in requests/s over all connections")
-      ->check(CLI::PositiveNumber);
+      ->check(number_in(load::kMinRate, load::kMaxRate));
   app.add_option("-c,--connections", f.config.connections, "Concurrent connections")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1'000'000u));
+      ->check(count_in(1, load::kMaxConnections));
   app.add_option("-t,--threads", f.config.threads, "Threads, one event loop each")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
+      ->check(count_in(1, load::kMaxThreads));
   app.add_flag("--no-keepalive", f.no_keepalive, "A new connection per request (like ab without -k)");
   app.add_option("--pipeline", f.config.pipeline, "Requests in flight per connection")
       ->capture_default_str()
-      ->check(CLI::Range(1u, load::kMaxPipeline));
-  app.add_option("-m,--method", f.spec.method, "Request method")->capture_default_str();
+      ->check(count_in(1, load::kMaxPipeline));
+  app.add_option("-m,--method", f.spec.method, "Request method (a token: GET, POST, ...)")
+      ->capture_default_str()
+      ->check(flag_check(load::check_method));
+  // One value per -H: a vector option would otherwise take the URL after it as a header too.
   app.add_option("-H,--header", f.spec.headers, "Request header 'Name: value' (repeatable)")
-      ->check(CLI::Validator(
-          [](std::string& h) {
-            return h.find(':') == std::string::npos ? "expected 'Name: value', got: " + h
-                                                    : std::string();
-          },
-          "HEADER", "header"));
+      ->allow_extra_args(false)
+      ->check(flag_check(load::check_header));
   auto* body = app.add_option("-b,--body", f.spec.body, "Request body");
   app.add_option("--body-file", f.body_file, "Request body from a file")
       ->check(CLI::ExistingFile)
       ->excludes(body);
   app.add_option("--timeout", f.timeout, "Per request and per connect")
       ->capture_default_str()
-      ->check(duration_validator());
+      ->check(duration_in(load::kMinTimeoutS, load::kMaxTimeoutS));
   app.add_option("--warmup", f.warmup, "Load before measuring, excluded from every number")
       ->capture_default_str()
-      ->check(duration_validator());
+      ->check(duration_in(0, load::kMaxWarmupS));
   app.add_flag("--json", f.json, "Print one JSON document (schema: docs/load-json.md)");
   app.add_option("--hlog", f.hlog, "Also write the latency histogram as an HdrHistogram log");
 }
@@ -88,10 +100,9 @@ void define_flags(CLI::App& app, LoadFlags& f) {
 // Turns flags into a config; returns one line naming the flag at fault, or "".
 std::string build_config(LoadFlags& f) {
   load::LoadConfig& c = f.config;
+  // The flags' validators have checked every duration and its range.
   if (!f.duration.empty()) c.duration_s = *parse_duration_seconds(f.duration);
-  if (!f.duration.empty() && c.duration_s <= 0) return "-d/--duration must be above 0";
   c.timeout_s = *parse_duration_seconds(f.timeout);
-  if (c.timeout_s <= 0) return "--timeout must be above 0";
   c.warmup_s = *parse_duration_seconds(f.warmup);
   c.keep_alive = !f.no_keepalive;
   f.spec.keep_alive = c.keep_alive;
@@ -110,10 +121,13 @@ std::string build_config(LoadFlags& f) {
     if (f.urls.empty()) return "--urls-file " + f.urls_file + " holds no URL";
   }
   if (f.urls.empty()) return "url: give a URL to load, e.g. http://127.0.0.1:8080/";
+  if (std::string error = load::check_request_spec(f.spec); !error.empty()) return error;
   for (const std::string& text : f.urls) {
     load::Url url;
     std::string error;
-    if (!load::parse_url(text, url, error)) return "url: " + error;
+    if (!load::parse_url(text, url, error)) {
+      return (f.urls_file.empty() ? "url: " : "--urls-file: ") + error;
+    }
     c.targets.push_back(load::make_target(url, f.spec));
   }
   if (std::string error = load::validate(c); !error.empty()) return error;
@@ -141,9 +155,9 @@ void show_progress(const load::LoadConfig& c, const load::LoadProgress& p, doubl
   std::fflush(stderr);
 }
 
-bool write_hlog(const std::string& path, const load::LoadResult& result) {
-  std::FILE* file = std::fopen(path.c_str(), "w");
-  if (file == nullptr) return false;
+// Writes the log into a file opened before the run, so an unwritable path fails at once, not
+// after a long run; closes the file.
+bool write_hlog(std::FILE* file, const load::LoadResult& result) {
   load::HdrLogWriter log(file);
   log.write_comment("ringside load latency, microseconds, corrected when -R is given");
   log.write_header(result.start_epoch_s);
@@ -162,6 +176,16 @@ int run_load(int argc, char** argv) {
   if (std::string error = build_config(flags); !error.empty()) {
     std::fprintf(stderr, "ringside load: %s\n", error.c_str());
     return 2;
+  }
+
+  std::FILE* hlog = nullptr;
+  if (!flags.hlog.empty()) {
+    hlog = std::fopen(flags.hlog.c_str(), "w");
+    if (hlog == nullptr) {
+      std::fprintf(stderr, "ringside load: --hlog: cannot open %s for writing: %s\n",
+                   flags.hlog.c_str(), std::strerror(errno));
+      return 2;
+    }
   }
 
   const sigset_t signals = take_shutdown_signals();
@@ -193,8 +217,14 @@ int run_load(int argc, char** argv) {
   } else {
     std::fputs(load::format_text(result).c_str(), stdout);
   }
-  if (!flags.hlog.empty() && !write_hlog(flags.hlog, result)) {
+  if (hlog != nullptr && !write_hlog(hlog, result)) {
     std::fprintf(stderr, "ringside load: cannot write --hlog %s: %s\n", flags.hlog.c_str(), std::strerror(errno));
+    return 1;
+  }
+  if (result.stats.completed == 0) {
+    // Scripts check the exit code, not the report: a run where nothing completed is a failure.
+    std::fprintf(stderr, "ringside load: no request completed (%llu failed)\n",
+                 static_cast<unsigned long long>(result.stats.errored));
     return 1;
   }
   return 0;

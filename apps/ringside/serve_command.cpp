@@ -10,6 +10,7 @@
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "core/socket.hpp"
+#include "server/config.hpp"
 #include "server/hello_routes.hpp"
 #include "server/server.hpp"
 
@@ -27,31 +28,31 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config) {
           "IP", "IP address"));
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
-      ->check(CLI::Range(0, 65535));
+      ->check(count_in(0, 65535));
   app.add_option("--threads", config.threads, "Worker threads, one event loop each")
       ->capture_default_str()
-      ->check(CLI::Range(1u, 1024u));
+      ->check(count_in(1, server::kMaxThreads));
   app.add_option("--max-connections", config.max_connections, "Open connections at most")
       ->capture_default_str()
-      ->check(CLI::Range(std::size_t{1}, std::size_t{10'000'000}));
+      ->check(count_in(1, server::kMaxConnections));
   app.add_option("--header-timeout", config.header_timeout_s,
-                 "Seconds a client has to send a whole request head")
+                 "Seconds (or 500ms, 1m, ...) a client has to send a whole request head")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(duration_to_seconds(server::kMinTimeoutS, server::kMaxHeaderTimeoutS));
   app.add_option("--idle-timeout", config.idle_timeout_s,
                  "Seconds a keep-alive connection may wait for its next request")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
+      ->transform(duration_to_seconds(server::kMinTimeoutS, server::kMaxIdleTimeoutS));
   app.add_option("--drain-timeout", config.drain_timeout_s,
-                 "Seconds a graceful shutdown (SIGTERM, SIGINT) gives requests in flight")
+                 "Seconds a graceful shutdown (SIGTERM, SIGINT, SIGHUP) gives requests in flight")
       ->capture_default_str()
-      ->check(CLI::PositiveNumber);
-  app.add_option("--max-body", config.max_body, "Largest request body in bytes (k, m suffixes)")
+      ->transform(duration_to_seconds(0, server::kMaxDrainTimeoutS));
+  app.add_option("--max-body", config.max_body, "Largest request body in bytes (k, m, g suffixes)")
       ->capture_default_str()
-      ->transform(CLI::AsSizeValue(false));
+      ->transform(size_to_bytes(0, server::kMaxBodyLimit));
 }
 
-// Waits for SIGINT or SIGTERM: the first drains, a second one stops at once.
+// Waits for SIGINT, SIGTERM or SIGHUP: the first drains, a second one stops at once.
 void wait_for_signals(server::Server& server, const sigset_t& signals) {
   int signal_number = 0;
   sigwait(&signals, &signal_number);

@@ -28,6 +28,16 @@ struct LoadConfig {
   }
 };
 
+// Ranges of the settings above, enforced by validate() (load_run.hpp) and by the CLI. Time limits
+// keep seconds -> nanoseconds and deadline arithmetic far from overflow.
 inline constexpr unsigned kMaxPipeline = 64;
+inline constexpr unsigned kMaxConnections = 1'000'000;
+inline constexpr unsigned kMaxThreads = 1024;
+inline constexpr double kMaxDurationS = 30 * 24 * 3600.0;  // -d: 30 days
+inline constexpr double kMinTimeoutS = 0.001;
+inline constexpr double kMaxTimeoutS = 3600;
+inline constexpr double kMaxWarmupS = 3600;
+inline constexpr double kMinRate = 0.01;  // one request per 100 s
+inline constexpr double kMaxRate = 100'000'000;
 
 }  // namespace ringside::load

@@ -1,18 +1,47 @@
 #include "load/load_run.hpp"
 
 #include <chrono>
+#include <stdexcept>
 
 #include "load/load_worker.hpp"
 
 namespace ringside::load {
 
+namespace {
+
+// floor(value * numerator / denominator) for numerator <= denominator, without the 64-bit
+// overflow of multiplying first: value = q * d + r, so value * n / d = q * n + r * n / d, where
+// r * n < d * d fits since d is 32 bits.
+std::uint64_t scale(std::uint64_t value, unsigned numerator, unsigned denominator) {
+  const std::uint64_t q = value / denominator;
+  const std::uint64_t r = value % denominator;
+  return q * numerator + r * numerator / denominator;
+}
+
+// False for NaN, which compares false with everything.
+bool within(double value, double min, double max) { return value >= min && value <= max; }
+
+}  // namespace
+
 std::string validate(const LoadConfig& config) {
   if (config.targets.empty()) return "no URL given: pass one, or --urls-file";
-  if (config.connections == 0) return "-c/--connections must be at least 1";
-  if (config.threads == 0) return "-t/--threads must be at least 1";
+  if (config.connections == 0 || config.connections > kMaxConnections) {
+    return "-c/--connections must be from 1 to " + std::to_string(kMaxConnections);
+  }
+  if (config.threads == 0 || config.threads > kMaxThreads) {
+    return "-t/--threads must be from 1 to " + std::to_string(kMaxThreads);
+  }
   if (config.pipeline == 0 || config.pipeline > kMaxPipeline) {
     return "--pipeline must be between 1 and " + std::to_string(kMaxPipeline);
   }
+  if (!within(config.duration_s, 0, kMaxDurationS)) return "-d/--duration must be at most 30 days";
+  if (config.rate != 0 && !within(config.rate, kMinRate, kMaxRate)) {
+    return "-R/--rate must be from 0.01 to 100000000 requests/s (0: as fast as possible)";
+  }
+  if (!within(config.timeout_s, kMinTimeoutS, kMaxTimeoutS)) {
+    return "--timeout must be from 1ms to 1h";
+  }
+  if (!within(config.warmup_s, 0, kMaxWarmupS)) return "--warmup must be from 0s to 1h";
   if (!config.keep_alive && config.pipeline > 1) return "--pipeline needs keep-alive (drop --no-keepalive)";
   if (config.requests > 0 && config.connections > config.requests) {
     return "-c/--connections " + std::to_string(config.connections) + " exceeds -n/--requests " +
@@ -24,11 +53,33 @@ std::string validate(const LoadConfig& config) {
       return "--urls-file: every URL must name the host and port of the first (" + first.host +
              ":" + std::to_string(first.port) + "), since connections are reused across them";
     }
+    if (std::string error = check_method(target.method); !error.empty()) {
+      return "-m/--method: " + error;
+    }
   }
   return "";
 }
 
+std::vector<WorkerShare> share_work(std::uint64_t requests, unsigned connections,
+                                    unsigned threads) {
+  std::vector<WorkerShare> shares;
+  if (connections == 0 || threads == 0) return shares;
+  if (threads > connections) threads = connections;
+  unsigned first_connection = 0;
+  std::uint64_t requests_assigned = 0;
+  for (unsigned i = 0; i < threads; ++i) {
+    WorkerShare& share = shares.emplace_back();
+    share.first_connection = first_connection;
+    share.connections = connections / threads + (i < connections % threads ? 1 : 0);
+    first_connection += share.connections;
+    share.requests = scale(requests, first_connection, connections) - requests_assigned;
+    requests_assigned += share.requests;
+  }
+  return shares;
+}
+
 LoadRun::LoadRun(LoadConfig config) : config_(std::move(config)) {
+  if (std::string error = validate(config_); !error.empty()) throw std::invalid_argument(error);
   if (config_.threads > config_.connections) config_.threads = config_.connections;
 }
 
@@ -40,35 +91,32 @@ LoadRun::~LoadRun() {
 }
 
 void LoadRun::start() {
+  std::lock_guard lock(start_stop_);
+  if (started_) throw std::logic_error("LoadRun::start called twice");
+  started_ = true;
   const core::TimePoint start = core::Clock::now();
   measure_from_ = start + core::seconds_to_duration(config_.warmup_s);
   const double duration = config_.effective_duration_s();
   const auto now_epoch = std::chrono::system_clock::now().time_since_epoch();
   start_epoch_s_ = std::chrono::duration<double>(now_epoch).count() + config_.warmup_s;
-  const unsigned threads = config_.threads;
-  unsigned first_connection = 0;
-  std::uint64_t requests_assigned = 0;
-  for (unsigned i = 0; i < threads; ++i) {
+  for (const WorkerShare& share :
+       share_work(config_.requests, config_.connections, config_.threads)) {
     WorkerPlan plan;
-    plan.first_connection = first_connection;
-    plan.connections = config_.connections / threads + (i < config_.connections % threads ? 1 : 0);
-    first_connection += plan.connections;
-    // -n is shared in proportion to connections (so every worker's budget covers its
-    // connections), rounding the running total: the shares add up to exactly -n.
-    if (config_.requests > 0) {
-      plan.requests = config_.requests * first_connection / config_.connections - requests_assigned;
-      requests_assigned += plan.requests;
-    }
+    plan.first_connection = share.first_connection;
+    plan.connections = share.connections;
+    plan.requests = share.requests;
     plan.start = start;
     plan.measure_from = measure_from_;
     if (duration > 0) plan.end = measure_from_ + core::seconds_to_duration(duration);
     workers_.push_back(std::make_unique<LoadWorker>(config_, plan));
+    if (stopped_.load()) workers_.back()->stop();  // stopped before it began: end at once
   }
   for (auto& worker : workers_) threads_.emplace_back([w = worker.get()] { w->run(); });
 }
 
 void LoadRun::stop() {
-  stopped_ = true;
+  stopped_.store(true);
+  std::lock_guard lock(start_stop_);
   for (auto& worker : workers_) worker->stop();
 }
 
@@ -100,12 +148,12 @@ LoadResult LoadRun::finish() {
   const core::TimePoint end = core::Clock::now();
   LoadResult result;
   result.config = config_;
-  result.interrupted = stopped_;
+  result.interrupted = stopped_.load();
   result.start_epoch_s = start_epoch_s_;
   for (auto& worker : workers_) result.stats.merge(worker->stats());
   double elapsed = std::chrono::duration<double>(end - measure_from_).count();
   const double duration = config_.effective_duration_s();
-  if (duration > 0 && !stopped_ && elapsed > duration) elapsed = duration;
+  if (duration > 0 && !result.interrupted && elapsed > duration) elapsed = duration;
   result.elapsed_s = elapsed > 0 ? elapsed : 0;
   return result;
 }

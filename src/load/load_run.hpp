@@ -3,11 +3,17 @@
 //
 //   LoadRun run(config);
 //   run.start();
-//   while (!run.wait_for(250ms)) show(run.progress());   // run.stop() from a signal handler thread
+//   while (!run.wait_for(250ms)) show(run.progress());   // run.stop() from any thread
 //   LoadResult result = run.finish();
+//
+// The constructor checks the config with validate() and throws std::invalid_argument with its
+// message, so an embedder cannot start a run that would divide by zero or overflow. start,
+// wait_for, progress and finish belong to the thread that owns the run; stop may come from any.
 #pragma once
 
+#include <atomic>
 #include <memory>
+#include <mutex>
 #include <string>
 #include <thread>
 #include <vector>
@@ -34,18 +40,32 @@ struct LoadProgress {
   double elapsed_s = 0;  // since the measured phase began (negative during the warm-up)
 };
 
-// Checks settings that depend on each other; returns one line naming the flag, or "".
+// Checks every setting against its range (load_config.hpp) and the ones that depend on each
+// other; returns one line naming the flag at fault, or "".
 std::string validate(const LoadConfig& config);
+
+// One worker's part of a run: a block of connections and its share of -n.
+struct WorkerShare {
+  unsigned first_connection = 0;
+  unsigned connections = 0;
+  std::uint64_t requests = 0;  // 0 when the run has no -n
+};
+
+// Splits `connections` as evenly as possible over min(threads, connections) workers, and
+// `requests` in proportion to connections, rounding the running total: the shares add up to
+// exactly `requests` for any 64-bit value, and each covers its connections when requests >=
+// connections. Empty when connections or threads is 0.
+std::vector<WorkerShare> share_work(std::uint64_t requests, unsigned connections, unsigned threads);
 
 class LoadRun {
  public:
-  explicit LoadRun(LoadConfig config);
+  explicit LoadRun(LoadConfig config);  // throws std::invalid_argument: validate()'s message
   ~LoadRun();
   LoadRun(const LoadRun&) = delete;
   LoadRun& operator=(const LoadRun&) = delete;
 
-  void start();
-  void stop();  // thread-safe; what was measured so far is kept
+  void start();  // once; after an early stop() the workers start already stopped
+  void stop();   // from any thread (not a signal handler: it locks); what was measured is kept
   [[nodiscard]] bool wait_for(core::Duration timeout);  // true once every worker has finished
   [[nodiscard]] LoadProgress progress() const;
   LoadResult finish();  // joins and merges; call once
@@ -54,7 +74,9 @@ class LoadRun {
   LoadConfig config_;
   core::TimePoint measure_from_{};
   double start_epoch_s_ = 0;
-  bool stopped_ = false;
+  std::mutex start_stop_;  // stop() must not walk workers_ while start() fills it
+  std::atomic<bool> stopped_{false};
+  bool started_ = false;
   std::vector<std::unique_ptr<LoadWorker>> workers_;
   std::vector<std::thread> threads_;
 };

@@ -29,7 +29,7 @@ LoadWorker::LoadWorker(const LoadConfig& cfg, const WorkerPlan& plan)
     // -R: connection g of all sends first at start + g/rate, so sends are spread evenly.
     connections_.emplace_back().init(*this, plan.start + stagger * (plan.first_connection + i));
   }
-  if (plan.end) stats_.per_second.reserve(static_cast<std::size_t>((*plan.end - plan.measure_from) / std::chrono::seconds(1)) + 2);
+  if (plan.end) stats_.per_second.reserve(static_cast<std::size_t>(std::min<core::Duration>(*plan.end - plan.measure_from, std::chrono::hours(1)) / std::chrono::seconds(1)) + 2);  // -d 30d: grows
 }
 
 LoadWorker::Claim LoadWorker::claim(ClientConnection& connection, core::TimePoint now) {

@@ -1,10 +1,13 @@
 #include "load/target.hpp"
 
-#include "core/socket.hpp"
-
 #include <algorithm>
 #include <cctype>
 #include <charconv>
+#include <cstdio>
+#include <stdexcept>
+
+#include "core/socket.hpp"
+#include "http/token.hpp"
 
 namespace ringside::load {
 namespace {
@@ -24,15 +27,50 @@ bool has_header(const std::vector<std::string>& headers, std::string_view name) 
   });
 }
 
+// Text for a one-line message: control and non-ASCII bytes escaped, so a CR in a flag cannot
+// split the line that reports it.
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == '\r') {
+      out += "\\r";
+    } else if (c == '\n') {
+      out += "\\n";
+    } else if (u < 0x20 || u >= 0x7f) {
+      char escaped[8];
+      std::snprintf(escaped, sizeof escaped, "\\x%02x", u);
+      out += escaped;
+    } else {
+      out += c;
+    }
+  }
+  return out;
+}
+
+// The request-target goes on the wire as is: RFC 9112 allows visible ASCII only.
+std::string check_url_bytes(std::string_view text) {
+  for (char c : text) {
+    auto u = static_cast<unsigned char>(c);
+    if (c == ' ') return "URL contains a space (percent-encode it as %20): " + printable(text);
+    if (u < 0x20 || u == 0x7f) return "URL contains a control character: " + printable(text);
+    if (u > 0x7f) return "URL contains a non-ASCII byte (percent-encode it): " + printable(text);
+  }
+  return "";
+}
+
 }  // namespace
 
 bool parse_url(std::string_view text, Url& url, std::string& error) {
+  text = text.substr(0, text.find('#'));  // the fragment stays with the client, as in curl
+  error = check_url_bytes(text);
+  if (!error.empty()) return false;
   if (starts_with_ignore_case(text, "https://")) {
-    error = "https is not supported (ringside load speaks plain HTTP/1.1): " + std::string(text);
+    error = "https is not supported (ringside load speaks plain HTTP/1.1): " + printable(text);
     return false;
   }
   if (!starts_with_ignore_case(text, "http://")) {
-    error = "URL must start with http:// : " + std::string(text);
+    error = "URL must start with http:// : " + printable(text);
     return false;
   }
   std::string_view rest = text.substr(7);
@@ -45,13 +83,13 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
   if (!authority.empty() && authority.front() == '[') {
     std::size_t close = authority.find(']');
     if (close == std::string_view::npos) {
-      error = "unclosed '[' in URL host: " + std::string(text);
+      error = "unclosed '[' in URL host: " + printable(text);
       return false;
     }
     host = authority.substr(1, close - 1);
     if (close + 1 < authority.size()) {
       if (authority[close + 1] != ':') {
-        error = "expected ':' after ']' in URL: " + std::string(text);
+        error = "expected ':' after ']' in URL: " + printable(text);
         return false;
       }
       port = authority.substr(close + 2);
@@ -61,7 +99,7 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
     port = authority.substr(colon + 1);
   }
   if (host.empty()) {
-    error = "URL has no host: " + std::string(text);
+    error = "URL has no host: " + printable(text);
     return false;
   }
   url.host = std::string(host);
@@ -70,7 +108,7 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
     unsigned value = 0;
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
     if (ec != std::errc() || end != port.data() + port.size() || value == 0 || value > 65535) {
-      error = "invalid port in URL: " + std::string(text);
+      error = "invalid port in URL: " + printable(text);
       return false;
     }
     url.port = static_cast<std::uint16_t>(value);
@@ -87,7 +125,43 @@ std::string url_text(const Url& url) {
   return "http://" + core::host_port(url.host, url.port) + url.path;
 }
 
+std::string check_method(std::string_view method) {
+  if (method.empty()) return "the method is empty";
+  if (!std::all_of(method.begin(), method.end(), http::is_token)) {
+    return "a method is a token (letters, digits, !#$%&'*+-.^_`|~), got: " + printable(method);
+  }
+  return "";
+}
+
+std::string check_header(std::string_view header) {
+  const std::size_t colon = header.find(':');
+  if (colon == std::string_view::npos) return "expected 'Name: value', got: " + printable(header);
+  const std::string_view name = header.substr(0, colon);
+  if (name.empty()) return "the header name before ':' is empty: " + printable(header);
+  if (!std::all_of(name.begin(), name.end(), http::is_token)) {
+    return "a header name is a token (letters, digits, !#$%&'*+-.^_`|~; no spaces), got: " +
+           printable(name);
+  }
+  const std::string_view value = header.substr(colon + 1);
+  if (!std::all_of(value.begin(), value.end(), http::is_value_char)) {
+    return "the value of " + std::string(name) +
+           " contains a control character (CR, LF, NUL, ...): " + printable(header);
+  }
+  return "";
+}
+
+std::string check_request_spec(const RequestSpec& spec) {
+  if (std::string error = check_method(spec.method); !error.empty()) return "-m/--method: " + error;
+  for (const std::string& header : spec.headers) {
+    if (std::string error = check_header(header); !error.empty()) return "-H/--header: " + error;
+  }
+  return "";
+}
+
 Target make_target(const Url& url, const RequestSpec& spec) {
+  if (std::string error = check_request_spec(spec); !error.empty()) {
+    throw std::invalid_argument(error);
+  }
   Target target;
   target.url = url;
   target.method = spec.method;

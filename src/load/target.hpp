@@ -19,9 +19,11 @@ struct Url {
   socklen_t address_length = 0;
 };
 
-// Parses "http://HOST[:PORT][/path?query]". HOST is an IP literal or "localhost" (no name lookup:
-// the binary is static and benchmarks should name the address they measure). On failure returns
-// false and sets `error` to one line saying what is wrong.
+// Parses "http://HOST[:PORT][/path?query][#fragment]". HOST is an IP literal or "localhost" (no
+// name lookup: the binary is static and benchmarks should name the address they measure). The
+// fragment is dropped, as curl does (it never goes on the wire); a space, a control byte or a
+// non-ASCII byte is refused rather than sent (percent-encode it). On failure returns false and
+// sets `error` to one line saying what is wrong.
 bool parse_url(std::string_view text, Url& url, std::string& error);
 
 struct RequestSpec {
@@ -30,6 +32,14 @@ struct RequestSpec {
   std::string body;
   bool keep_alive = true;
 };
+
+// A method and a header name must be RFC 9110 tokens; a header value may hold no control byte
+// but HTAB (a CR or LF would end the header, or the head, early and smuggle what follows).
+// check_method and check_header return "" or what is wrong (for the caller to prefix with the
+// flag); check_request_spec returns one line that names the flag (-m/--method, -H/--header).
+std::string check_method(std::string_view method);
+std::string check_header(std::string_view header);
+std::string check_request_spec(const RequestSpec& spec);
 
 // "http://host:port/path", IPv6 hosts in brackets: how reports name a URL.
 std::string url_text(const Url& url);
@@ -42,6 +52,7 @@ struct Target {
   bool is_head = false;
 };
 
+// Throws std::invalid_argument with check_request_spec's message when the spec is not valid.
 Target make_target(const Url& url, const RequestSpec& spec);
 
 }  // namespace ringside::load

@@ -1,4 +1,5 @@
-// Settings of `ringside serve`, with the defaults the CLI shows.
+// Settings of `ringside serve`, with the defaults the CLI shows and the ranges it enforces
+// (README's flag table lists both).
 #pragma once
 
 #include <cstddef>
@@ -18,5 +19,16 @@ struct ServerConfig {
   double drain_timeout_s = 5;    // graceful shutdown gives in-flight requests this long
   std::uint64_t max_body = 1024 * 1024;
 };
+
+// Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and
+// add to a deadline without overflow, and so that a typo (1e10) is an error rather than a server
+// that drops every connection.
+inline constexpr unsigned kMaxThreads = 1024;
+inline constexpr std::size_t kMaxConnections = 10'000'000;
+inline constexpr double kMinTimeoutS = 0.001;
+inline constexpr double kMaxHeaderTimeoutS = 3600;
+inline constexpr double kMaxIdleTimeoutS = 24 * 3600;
+inline constexpr double kMaxDrainTimeoutS = 3600;  // from 0: close everything at once
+inline constexpr std::uint64_t kMaxBodyLimit = std::uint64_t{1} << 40;  // 1 TiB
 
 }  // namespace ringside::server

@@ -1,9 +1,11 @@
 """`ringside serve` flags: --help shows defaults; a bad flag or value is one line naming it and
 exit code 2; a busy port is a clear error."""
+import signal
+import socket
 import subprocess
 import unittest
 
-from ringside_testlib import BIN, Server
+from ringside_testlib import ResponseReader, Server, BIN, get, wait_until
 
 
 def run(*args):
@@ -35,6 +37,67 @@ class CliTest(unittest.TestCase):
                 self.assertEqual(len(err.strip().splitlines()), 1, err)
                 self.assertIn(name, err)
 
+    def test_values_that_used_to_pass_and_break_the_server_are_refused(self):
+        # Each of these once passed validation: 1e10 s overflowed seconds -> nanoseconds (every
+        # connection dropped, keep-alive closed after one response, drain ended at once), nan
+        # compared false everywhere, and -5 wrapped to "no limit".
+        cases = [(["--header-timeout", "1e10"], "--header-timeout"),
+                 (["--header-timeout", "nan"], "--header-timeout"),
+                 (["--header-timeout", "inf"], "--header-timeout"),
+                 (["--header-timeout", "0"], "--header-timeout"),
+                 (["--header-timeout", "2h"], "--header-timeout"),
+                 (["--idle-timeout", "1e10"], "--idle-timeout"),
+                 (["--idle-timeout", "-inf"], "--idle-timeout"),
+                 (["--idle-timeout", "1e400"], "--idle-timeout"),
+                 (["--idle-timeout", "25h"], "--idle-timeout"),
+                 (["--drain-timeout", "1e10"], "--drain-timeout"),
+                 (["--drain-timeout", "nan"], "--drain-timeout"),
+                 (["--drain-timeout", "-1"], "--drain-timeout"),
+                 (["--max-body", "-5"], "--max-body"), (["--max-body", "-5k"], "--max-body"),
+                 (["--max-body", "2t"], "--max-body"), (["--max-body", "1.5m"], "--max-body"),
+                 (["--threads", "-1"], "--threads"), (["--threads", "1025"], "--threads"),
+                 (["--max-connections", "-5"], "--max-connections"),
+                 (["--max-connections", "10000001"], "--max-connections"),
+                 (["--port", "-1"], "--port")]
+        for args, name in cases:
+            with self.subTest(args=args):
+                code, _, err = run("serve", *args)
+                self.assertEqual(code, 2, err)
+                self.assertEqual(len(err.strip().splitlines()), 1, err)
+                self.assertIn(name, err)
+                self.assertLess(len(err), 250, "limits are written humanly")
+
+    def test_largest_timeouts_still_serve_and_drain(self):
+        # The upper ends of the ranges convert to nanoseconds without overflow: requests are
+        # answered, keep-alive holds, and the drain waits for the request in flight.
+        server = Server("--header-timeout", "1h", "--idle-timeout", "24h", "--drain-timeout", "1h",
+                        "--max-body", "4k")
+        with server:
+            with server.connect() as sock:
+                reader = ResponseReader(sock)
+                for _ in range(3):
+                    sock.sendall(get("/"))
+                    self.assertEqual(reader.next().status, 200)
+                sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
+                self.assertEqual(reader.next().status, 413)  # --max-body 4k is 4096 bytes
+            with server.connect() as sock:
+                reader = ResponseReader(sock)
+                sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+                server.process.send_signal(signal.SIGTERM)
+                self.assertTrue(wait_until(lambda: not accepts(server.port), 5))
+                self.assertIsNone(server.process.poll(), "the drain must wait for the request")
+                sock.sendall(b"67890")
+                self.assertEqual(reader.next().status, 405)
+                self.assertTrue(reader.closed_within(5))
+                server.process.wait(timeout=10)
+                self.assertEqual(server.process.returncode, 0)
+
+    def test_durations_take_units(self):
+        with Server("--header-timeout", "500ms", "--idle-timeout", "1m", "--drain-timeout", "0") as server:
+            with server.connect() as sock:
+                sock.sendall(get("/"))
+                self.assertEqual(ResponseReader(sock).next().status, 200)
+
     def test_unknown_command_exits_2(self):
         code, _, err = run("serv")
         self.assertEqual(code, 2)
@@ -46,6 +109,14 @@ class CliTest(unittest.TestCase):
             self.assertEqual(code, 1)
             self.assertIn(str(first.port), err)
             self.assertIn("--port", err)
+
+
+def accepts(port):
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ conservation, coordinated-omission correction, JSON schema and CLI errors."""
 import json
 import os
 import shutil
+import signal
 import socket
 import subprocess
 import tempfile
@@ -15,13 +16,29 @@ from ringside_testlib import BIN, Server, wait_until
 SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "load-json.schema.json")
 
 
-def load(*args, timeout=60):
-    """Runs ringside load --json; returns the parsed document."""
+def load(*args, timeout=60, expect=0):
+    """Runs ringside load --json; checks the exit code (1: nothing completed); returns the
+    parsed document."""
     result = subprocess.run([BIN, "load", "--json", *args], stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, timeout=timeout)
-    if result.returncode != 0:
-        raise AssertionError(f"ringside load {args} exited {result.returncode}: {result.stderr!r}")
+    if result.returncode != expect:
+        raise AssertionError(f"ringside load {args} exited {result.returncode}, not {expect}: "
+                             f"{result.stderr!r}")
     return json.loads(result.stdout)
+
+
+def run_load(*args, timeout=10):
+    """Runs ringside load as given; returns (exit code, stdout, stderr)."""
+    result = subprocess.run([BIN, "load", *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            timeout=timeout)
+    return result.returncode, result.stdout.decode(), result.stderr.decode(errors="replace")
+
+
+def unbound_port_url():
+    """A URL on a port bound by nobody a moment ago: connects are refused."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return f"http://127.0.0.1:{probe.getsockname()[1]}/"
 
 
 def assert_conserved(test, doc):
@@ -127,18 +144,19 @@ class LoadCountsTest(unittest.TestCase):
 
 
 class LoadErrorsTest(unittest.TestCase):
-    def run_against(self, mode, *args):
+    def run_against(self, mode, *args, expect=0):
         with MisbehavingServer(mode) as server:
-            return load(*args, server.url("/"))
+            return load(*args, server.url("/"), expect=expect)
 
     def test_server_down_counts_connect_refused_and_stops(self):
         with socket.socket() as probe:
             probe.bind(("127.0.0.1", 0))
             port = probe.getsockname()[1]  # bound but not listening: connects are refused
-            doc = load("-n", "50", "-c", "5", f"http://127.0.0.1:{port}/")
+            # Nothing completed: exit code 1, and the report is still printed.
+            doc = load("-n", "50", "-c", "5", f"http://127.0.0.1:{port}/", expect=1)
             self.assertEqual(doc["errors"]["connect_refused"], 50)
             assert_conserved(self, doc)
-            doc = load("-d", "1s", "-c", "5", f"http://127.0.0.1:{port}/")
+            doc = load("-d", "1s", "-c", "5", f"http://127.0.0.1:{port}/", expect=1)
             self.assertGreater(doc["errors"]["connect_refused"], 5)
             assert_conserved(self, doc)
 
@@ -146,20 +164,32 @@ class LoadErrorsTest(unittest.TestCase):
         cases = [("reset", "reset"), ("garbage", "malformed"), ("close", "closed")]
         for mode, key in cases:
             with self.subTest(mode=mode):
-                doc = self.run_against(mode, "-n", "40", "-c", "4", "--timeout", "2s")
+                doc = self.run_against(mode, "-n", "40", "-c", "4", "--timeout", "2s", expect=1)
                 self.assertEqual(doc["errors"][key], 40, doc["errors"])
                 self.assertEqual(doc["requests"]["completed"], 0)
                 assert_conserved(self, doc)
 
     def test_silent_server_times_out_and_the_run_ends(self):
         start = time.monotonic()
-        doc = self.run_against("silent", "-n", "8", "-c", "4", "--timeout", "500ms")
+        doc = self.run_against("silent", "-n", "8", "-c", "4", "--timeout", "500ms", expect=1)
         self.assertEqual(doc["errors"]["timeout"], 8)
         self.assertLess(time.monotonic() - start, 10)
         assert_conserved(self, doc)
-        doc = self.run_against("silent", "-d", "1s", "-c", "4", "--timeout", "10s")
+        doc = self.run_against("silent", "-d", "1s", "-c", "4", "--timeout", "10s", expect=1)
         self.assertEqual(doc["requests"]["in_flight"], 4)
         assert_conserved(self, doc)
+
+    def test_no_completed_request_exits_1_with_the_report_and_a_line_saying_so(self):
+        code, out, err = run_load("-n", "5", "-c", "1", unbound_port_url())
+        self.assertEqual(code, 1, err)
+        self.assertIn("0 completed", out)
+        self.assertIn("Errors", out)
+        self.assertIn("no request completed", err)
+
+    def test_completed_requests_with_error_statuses_still_exit_0(self):
+        with Server() as server:
+            doc = load("-n", "20", "-c", "2", server.url("/missing"))
+            self.assertEqual(doc["status"]["codes"], {"404": 20})
 
     def test_close_after_each_response_is_not_an_error(self):
         doc = self.run_against("close_each", "-n", "200", "-c", "4")
@@ -216,6 +246,32 @@ class LoadOutputTest(unittest.TestCase):
             self.assertIn("#[Histogram log format version 1.2]", text)
             self.assertRegex(text, r"\n0\.000,\d+\.\d+,\d+\.\d+,HISTF")
 
+    def test_hlog_to_an_unwritable_path_is_refused_before_the_run(self):
+        with Server() as server, tempfile.TemporaryDirectory() as tmp:
+            for path in (os.path.join(tmp, "missing-dir", "x.hlog"), tmp):
+                with self.subTest(path=path):
+                    # -d 30s: the bound of run_load (10 s) shows the refusal comes first.
+                    code, out, err = run_load("-d", "30s", "-c", "1", "--hlog", path, server.url("/"))
+                    self.assertEqual(code, 2, err)
+                    self.assertEqual(len(err.strip().splitlines()), 1, err)
+                    self.assertIn("--hlog", err)
+                    self.assertEqual(out, "")
+
+    def test_sighup_stops_and_prints_what_was_measured(self):
+        with Server() as server:
+            process = subprocess.Popen([BIN, "load", "--json", "-d", "30s", "-c", "4", server.url("/")],
+                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+            # Ready once the load has taken the signals over (before that SIGHUP would kill it,
+            # as it would any process) and its connections are up.
+            self.assertTrue(wait_until(lambda: hup_blocked(process.pid), 10))
+            self.assertTrue(wait_until(lambda: established_connections(server.port) >= 4, 10))
+            process.send_signal(signal.SIGHUP)
+            out, err = process.communicate(timeout=10)
+        doc = json.loads(out)
+        self.assertTrue(doc["interrupted"])
+        self.assertEqual(process.returncode, 0 if doc["requests"]["completed"] > 0 else 1, err)
+        assert_conserved(self, doc)
+
     def test_interrupt_prints_what_was_measured(self):
         with Server() as server:
             process = subprocess.Popen([BIN, "load", "--json", "-d", "30s", "-c", "4", server.url("/")],
@@ -227,6 +283,24 @@ class LoadOutputTest(unittest.TestCase):
         self.assertTrue(doc["interrupted"])
         self.assertGreater(doc["requests"]["completed"], 0)
         assert_conserved(self, doc)
+
+
+def hup_blocked(pid):
+    """True once the process has SIGHUP in its blocked set (/proc/PID/status, SigBlk)."""
+    try:
+        with open(f"/proc/{pid}/status") as f:
+            for line in f:
+                if line.startswith("SigBlk:"):
+                    return int(line.split()[1], 16) & (1 << (signal.SIGHUP - 1)) != 0
+    except FileNotFoundError:
+        pass
+    return False
+
+
+def established_connections(port):
+    output = subprocess.run(["ss", "-Htn", "state", "established", f"( sport = :{port} )"],
+                            stdout=subprocess.PIPE, text=True, timeout=10).stdout
+    return len([line for line in output.splitlines() if line.strip()])
 
 
 class LoadCliTest(unittest.TestCase):
@@ -246,6 +320,74 @@ class LoadCliTest(unittest.TestCase):
                 self.assertEqual(result.returncode, 2, err)
                 self.assertEqual(len(err.strip().splitlines()), 1, err)
                 self.assertIn(needle, err)
+
+    def assert_refused(self, args, needle):
+        code, out, err = run_load(*args)
+        self.assertEqual(code, 2, err)
+        self.assertEqual(len(err.strip().splitlines()), 1, err)
+        self.assertIn(needle, err)
+        self.assertLess(len(err), 300, "limits are written humanly, values quoted short")
+        self.assertEqual(out, "")
+
+    def test_values_that_used_to_pass_and_break_the_tool_are_refused(self):
+        # -n -5 wrapped to 2^64 - 5, -n 0 ran for 10 s, -R nan ran unthrottled, -d 1000000h died
+        # of std::bad_alloc.
+        url = "http://127.0.0.1:9/"
+        cases = [(["-n", "-5"], "--requests"), (["-n", "0"], "--requests"),
+                 (["-n", "1.5"], "--requests"), (["-n", "99999999999999999999"], "--requests"),
+                 (["-R", "nan"], "--rate"), (["-R", "inf"], "--rate"), (["-R", "-inf"], "--rate"),
+                 (["-R", "0"], "--rate"), (["-R", "1e300"], "--rate"),
+                 (["-d", "1000000h"], "--duration"), (["-d", "31d"], "--duration"),
+                 (["-d", "nan"], "--duration"), (["-d", "0"], "--duration"),
+                 (["--timeout", "2h"], "--timeout"), (["--timeout", "inf"], "--timeout"),
+                 (["--warmup", "-1s"], "--warmup"), (["--warmup", "2h"], "--warmup"),
+                 (["-c", "-1"], "--connections"), (["-c", "1000001"], "--connections"),
+                 (["-t", "0"], "--threads"), (["-t", "-2"], "--threads"), (["-t", "1025"], "--threads"),
+                 (["--pipeline", "0"], "--pipeline"), (["--pipeline", "-1"], "--pipeline")]
+        for args, needle in cases:
+            with self.subTest(args=args):
+                self.assert_refused([*args, url], needle)
+
+    def test_input_that_would_break_the_request_on_the_wire_is_refused(self):
+        url = "http://127.0.0.1:9/"
+        cases = [(["http://127.0.0.1:9/a b"], "url"), (["http://127.0.0.1:9/a\r\nX-Evil: 1"], "url"),
+                 (["http://127.0.0.1:9/a\n"], "url"), (["http://127.0.0.1:9/\x01"], "url"),
+                 (["http://127.0.0.1:9/\x7f"], "url"),
+                 (["-H", "Bad Name: v", url], "--header"), (["-H", ": v", url], "--header"),
+                 (["-H", "Name : v", url], "--header"),
+                 (["-H", "X: a\r\nX-Evil: 1", url], "--header"), (["-H", "X: a\n", url], "--header"),
+                 (["-H", "X\r: a", url], "--header"), (["-H", "X: \x01", url], "--header"),
+                 (["-m", "G T", url], "--method"), (["-m", "GET\r\n", url], "--method"),
+                 (["-m", "", url], "--method")]
+        for args, needle in cases:
+            with self.subTest(args=args):
+                self.assert_refused(args, needle)
+                _, _, err = run_load(*args)
+                self.assertNotIn("\r", err)
+
+    def test_a_bad_url_in_the_urls_file_names_the_file(self):
+        with tempfile.TemporaryDirectory() as tmp:
+            path = os.path.join(tmp, "urls.txt")
+            with open(path, "w") as f:
+                f.write("http://127.0.0.1:9/\nhttp://127.0.0.1:9/a b\n")
+            self.assert_refused(["--urls-file", path], "--urls-file")
+
+    def test_a_header_flag_takes_one_value_and_leaves_the_url_alone(self):
+        # -H used to swallow every argument after it, the URL included (sent as a header).
+        with Server() as server:
+            doc = load("-n", "5", "-c", "1", "-H", "X-A: 1", server.url("/"), "-H", "X-B: 2")
+            self.assertEqual(doc["status"]["codes"], {"200": 5})
+
+    def test_fragment_is_dropped_like_curl_does(self):
+        with Server() as server:
+            doc = load("-n", "10", "-c", "1", server.url("/json#section"))
+            self.assertEqual(doc["status"]["codes"], {"200": 10})
+
+    def test_help_documents_the_exit_codes(self):
+        code, out, _ = run_load("--help")
+        self.assertEqual(code, 0)
+        self.assertIn("Exit codes", out)
+        self.assertIn("1 when none did", out)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Graceful shutdown: SIGTERM or SIGINT stops accepting, finishes responses in flight, closes idle
+"""Graceful shutdown: SIGTERM, SIGINT or SIGHUP stops accepting, finishes responses in flight, closes idle
 connections and exits 0 within --drain-timeout, with no request lost."""
 import os
 import re
@@ -95,6 +95,22 @@ class ShutdownTest(unittest.TestCase):
             # Draining has begun once the listener is closed: new connections are refused.
             self.assertTrue(wait_until(lambda: not self.accepts(server.port), 5))
             sock.sendall(b"67890")  # the rest of the body, after the signal
+            response = reader.next()
+            self.assertEqual(response.status, 405)
+            self.assertEqual(response.header("connection"), "close")
+            self.assertTrue(reader.closed_within(5))
+            server.process.wait(timeout=10)
+            self.assertEqual(server.process.returncode, 0)
+
+    def test_sighup_drains_like_sigterm(self):
+        # A closed terminal or `kill -HUP` used to kill the server outright, cutting this request.
+        server = Server("--drain-timeout", "5")
+        with server, server.connect() as sock:
+            reader = ResponseReader(sock)
+            sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
+            server.process.send_signal(signal.SIGHUP)
+            self.assertTrue(wait_until(lambda: not self.accepts(server.port), 5))
+            sock.sendall(b"67890")
             response = reader.next()
             self.assertEqual(response.status, 405)
             self.assertEqual(response.header("connection"), "close")

@@ -1,0 +1,181 @@
+#include "load/target.hpp"
+
+#include <arpa/inet.h>
+#include <gtest/gtest.h>
+#include <netinet/in.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace ringside::load {
+namespace {
+
+Url parse_ok(std::string_view text) {
+  Url url;
+  std::string error;
+  EXPECT_TRUE(parse_url(text, url, error)) << text << ": " << error;
+  EXPECT_EQ(error, "");
+  return url;
+}
+
+std::string parse_error(std::string_view text) {
+  Url url;
+  std::string error;
+  EXPECT_FALSE(parse_url(text, url, error)) << text;
+  EXPECT_NE(error, "") << text;
+  EXPECT_EQ(error.find_first_of("\r\n"), std::string::npos) << "one line: " << error;
+  return error;
+}
+
+TEST(ParseUrl, HostPortAndPath) {
+  struct Case {
+    std::string_view text, host;
+    std::uint16_t port;
+    std::string_view path;
+  };
+  const Case cases[] = {
+      {"http://127.0.0.1/", "127.0.0.1", 80, "/"},
+      {"http://127.0.0.1", "127.0.0.1", 80, "/"},
+      {"http://127.0.0.1:8080/a/b?c=d", "127.0.0.1", 8080, "/a/b?c=d"},
+      {"HTTP://127.0.0.1:1?q", "127.0.0.1", 1, "/?q"},
+      {"http://[::1]:9000/x", "::1", 9000, "/x"},
+      {"http://[::1]/", "::1", 80, "/"},
+      {"http://localhost:65535/", "localhost", 65535, "/"},
+  };
+  for (const Case& c : cases) {
+    Url url = parse_ok(c.text);
+    EXPECT_EQ(url.host, c.host) << c.text;
+    EXPECT_EQ(url.port, c.port) << c.text;
+    EXPECT_EQ(url.path, c.path) << c.text;
+    EXPECT_GT(url.address_length, 0u) << c.text;
+  }
+}
+
+TEST(ParseUrl, AddressIsFilledIn) {
+  Url url = parse_ok("http://127.0.0.1:8080/");
+  ASSERT_EQ(url.address.ss_family, AF_INET);
+  const auto* in = reinterpret_cast<const sockaddr_in*>(&url.address);
+  EXPECT_EQ(ntohs(in->sin_port), 8080);
+  EXPECT_EQ(ntohl(in->sin_addr.s_addr), 0x7f000001u);
+  url = parse_ok("http://[::1]:81/");
+  EXPECT_EQ(url.address.ss_family, AF_INET6);
+}
+
+TEST(ParseUrl, FragmentIsDroppedAsCurlDoes) {
+  EXPECT_EQ(parse_ok("http://127.0.0.1:8080/a?b#frag").path, "/a?b");
+  EXPECT_EQ(parse_ok("http://127.0.0.1:8080/#x y\r\n").path, "/");  // never sent, so not checked
+  Url url = parse_ok("http://127.0.0.1:8080#top");
+  EXPECT_EQ(url.path, "/");
+  EXPECT_EQ(url.port, 8080);
+}
+
+TEST(ParseUrl, RefusesBytesThatWouldBreakTheRequestLine) {
+  EXPECT_NE(parse_error("http://127.0.0.1/a b").find("space"), std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1/a\r\nX-Injected: 1").find("control"), std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1/a\n").find("control"), std::string::npos);
+  EXPECT_NE(parse_error(std::string_view("http://127.0.0.1/a\0b", 20)).find("control"),
+            std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1/\x7f").find("control"), std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1/\t").find("control"), std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1/caf\xc3\xa9").find("non-ASCII"), std::string::npos);
+  EXPECT_NE(parse_error("http://127.0.0.1 /").find("space"), std::string::npos);
+}
+
+TEST(ParseUrl, ErrorsQuoteTheUrlOnOneLine) {
+  const std::string error = parse_error("http://127.0.0.1/a\r\nb");
+  EXPECT_NE(error.find("\\r\\n"), std::string::npos) << error;
+}
+
+TEST(ParseUrl, RefusesWhatIsNotAPlainHttpUrl) {
+  EXPECT_NE(parse_error("https://127.0.0.1/").find("https"), std::string::npos);
+  EXPECT_NE(parse_error("ftp://127.0.0.1/").find("http://"), std::string::npos);
+  EXPECT_NE(parse_error("127.0.0.1:80/").find("http://"), std::string::npos);
+  EXPECT_NE(parse_error("http:///path").find("no host"), std::string::npos);
+  EXPECT_NE(parse_error("http://:80/").find("no host"), std::string::npos);
+  EXPECT_NE(parse_error("http://[::1/").find("unclosed"), std::string::npos);
+  EXPECT_NE(parse_error("http://[::1]x/").find("':'"), std::string::npos);
+  for (std::string_view port : {"0", "65536", "-1", "80x", "99999999999999999999"}) {
+    EXPECT_NE(parse_error("http://127.0.0.1:" + std::string(port) + "/").find("port"),
+              std::string::npos)
+        << port;
+  }
+  EXPECT_NE(parse_error("http://example.org/").find("IP address"), std::string::npos);
+  EXPECT_NE(parse_error("http://user@127.0.0.1/").find("IP address"), std::string::npos);
+}
+
+TEST(UrlText, NamesTheUrlAsReportsShowIt) {
+  EXPECT_EQ(url_text(parse_ok("http://127.0.0.1:8080/a?b#c")), "http://127.0.0.1:8080/a?b");
+  EXPECT_EQ(url_text(parse_ok("http://[::1]:9000")), "http://[::1]:9000/");
+  EXPECT_EQ(url_text(parse_ok("http://127.0.0.1/")), "http://127.0.0.1:80/");
+}
+
+TEST(CheckMethod, TokensOnly) {
+  for (std::string_view ok : {"GET", "HEAD", "POST", "M-SEARCH", "X_Y.z~!"}) {
+    EXPECT_EQ(check_method(ok), "") << ok;
+  }
+  for (std::string_view bad : {"", "G T", "GET\r\n", "GE:T", "G\tT", "\"GET\"", "GET/"}) {
+    EXPECT_NE(check_method(bad), "") << bad;
+  }
+  EXPECT_NE(check_method(std::string_view("G\0T", 3)), "");
+}
+
+TEST(CheckHeader, NameIsATokenAndValueHasNoControlBytes) {
+  for (std::string_view ok : {"Accept: */*", "X-A:b", "X-Empty:", "X-Tab: a\tb",
+                              "X-Obs: caf\xc3\xa9", "Authorization: Bearer a:b:c"}) {
+    EXPECT_EQ(check_header(ok), "") << ok;
+  }
+  EXPECT_NE(check_header("nocolon").find("Name: value"), std::string::npos);
+  EXPECT_NE(check_header(": v").find("empty"), std::string::npos);
+  EXPECT_NE(check_header("Bad Name: v").find("token"), std::string::npos);
+  EXPECT_NE(check_header("Name : v").find("token"), std::string::npos);
+  EXPECT_NE(check_header("Na\rme: v").find("token"), std::string::npos);
+  EXPECT_NE(check_header("X: a\r\nInjected: 1").find("control"), std::string::npos);
+  EXPECT_NE(check_header("X: a\n").find("control"), std::string::npos);
+  EXPECT_NE(check_header(std::string_view("X: a\0b", 6)).find("control"), std::string::npos);
+  EXPECT_EQ(check_header("X: a\r\nb").find_first_of("\r\n"), std::string::npos) << "one line";
+}
+
+TEST(CheckRequestSpec, NamesTheFlag) {
+  RequestSpec spec;
+  EXPECT_EQ(check_request_spec(spec), "");
+  spec.method = "G T";
+  EXPECT_EQ(check_request_spec(spec).rfind("-m/--method:", 0), 0u);
+  spec.method = "GET";
+  spec.headers = {"Good: 1", "Bad Name: v"};
+  EXPECT_EQ(check_request_spec(spec).rfind("-H/--header:", 0), 0u);
+}
+
+TEST(MakeTarget, SerialisesTheRequestOnce) {
+  RequestSpec spec;
+  Target target = make_target(parse_ok("http://127.0.0.1:8080/p?q#f"), spec);
+  EXPECT_EQ(target.request,
+            "GET /p?q HTTP/1.1\r\nHost: 127.0.0.1:8080\r\nUser-Agent: ringside-load\r\n\r\n");
+  EXPECT_FALSE(target.is_head);
+
+  spec.method = "POST";
+  spec.headers = {"host: h", "X-A: 1"};
+  spec.body = "hello";
+  spec.keep_alive = false;
+  target = make_target(parse_ok("http://[::1]/"), spec);
+  EXPECT_EQ(target.request,
+            "POST / HTTP/1.1\r\nUser-Agent: ringside-load\r\nhost: h\r\nX-A: 1\r\n"
+            "Connection: close\r\nContent-Length: 5\r\n\r\nhello");
+
+  spec = RequestSpec{};
+  spec.method = "HEAD";
+  target = make_target(parse_ok("http://[::1]:81/"), spec);
+  EXPECT_TRUE(target.is_head);
+  EXPECT_EQ(target.request.rfind("HEAD / HTTP/1.1\r\nHost: [::1]:81\r\n", 0), 0u);
+}
+
+TEST(MakeTarget, RefusesASpecThatWouldPutBadBytesOnTheWire) {
+  RequestSpec spec;
+  spec.headers = {"X: a\r\n\r\nGET /smuggled HTTP/1.1"};
+  EXPECT_THROW(make_target(parse_ok("http://127.0.0.1/"), spec), std::invalid_argument);
+  spec = RequestSpec{};
+  spec.method = "G T";
+  EXPECT_THROW(make_target(parse_ok("http://127.0.0.1/"), spec), std::invalid_argument);
+}
+
+}  // namespace
+}  // namespace ringside::load
