@@ -1,6 +1,7 @@
 #include "load/load_run.hpp"
 
 #include <chrono>
+#include <cstdio>
 #include <stdexcept>
 
 #include "load/load_worker.hpp"
@@ -111,7 +112,18 @@ void LoadRun::start() {
     workers_.push_back(std::make_unique<LoadWorker>(config_, plan));
     if (stopped_.load()) workers_.back()->stop();  // stopped before it began: end at once
   }
-  for (auto& worker : workers_) threads_.emplace_back([w = worker.get()] { w->run(); });
+  for (auto& worker : workers_) {
+    threads_.emplace_back([w = worker.get()] {
+      try {
+        w->run();
+      } catch (const std::exception& e) {
+        // Only a broken event loop gets here (EventLoop::run_once throws): numbers from the other
+        // workers alone would be wrong, so stop loudly, naming the cause.
+        std::fprintf(stderr, "ringside: a load worker stopped: %s\n", e.what());
+        std::abort();
+      }
+    });
+  }
 }
 
 void LoadRun::stop() {
