@@ -87,30 +87,21 @@ class ShutdownTest(unittest.TestCase):
             self.assertGreater(int(re.search(r"(\d+) requests in", output).group(1)), 0, output)
 
     def test_request_in_flight_is_finished_during_the_drain(self):
-        server = Server("--drain-timeout", "5")
-        with server, server.connect() as sock:
-            reader = ResponseReader(sock)
-            sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
-            server.process.send_signal(signal.SIGINT)
-            # Draining has begun once the listener is closed: new connections are refused.
-            self.assertTrue(wait_until(lambda: not self.accepts(server.port), 5))
-            sock.sendall(b"67890")  # the rest of the body, after the signal
-            response = reader.next()
-            self.assertEqual(response.status, 405)
-            self.assertEqual(response.header("connection"), "close")
-            self.assertTrue(reader.closed_within(5))
-            server.process.wait(timeout=10)
-            self.assertEqual(server.process.returncode, 0)
+        self.check_request_in_flight_is_finished(signal.SIGINT)
 
     def test_sighup_drains_like_sigterm(self):
         # A closed terminal or `kill -HUP` used to kill the server outright, cutting this request.
+        self.check_request_in_flight_is_finished(signal.SIGHUP)
+
+    def check_request_in_flight_is_finished(self, signum):
         server = Server("--drain-timeout", "5")
         with server, server.connect() as sock:
             reader = ResponseReader(sock)
             sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
-            server.process.send_signal(signal.SIGHUP)
+            server.process.send_signal(signum)
+            # Draining has begun once the listener is closed: new connections are refused.
             self.assertTrue(wait_until(lambda: not self.accepts(server.port), 5))
-            sock.sendall(b"67890")
+            sock.sendall(b"67890")  # the rest of the body, after the signal
             response = reader.next()
             self.assertEqual(response.status, 405)
             self.assertEqual(response.header("connection"), "close")

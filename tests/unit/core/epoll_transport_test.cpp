@@ -195,18 +195,35 @@ TEST_F(TransportTest, CloseInsideACallbackStopsDelivery) {
   EXPECT_NE(transport.generation(), generation);
 }
 
+// A loopback listener on a free port, and the address to reach it.
+struct Listener {
+  Listener() {
+    ListenOptions options;
+    options.reuse_port = false;
+    fd = listen_tcp(options);
+    port = local_port(fd);
+    EXPECT_TRUE(parse_address("127.0.0.1", port, address, length));
+  }
+  ~Listener() { close(); }
+  void close() {
+    if (fd >= 0) ::close(fd);
+    fd = -1;
+  }
+  const sockaddr* target() const { return reinterpret_cast<const sockaddr*>(&address); }
+
+  int fd = -1;
+  std::uint16_t port = 0;
+  sockaddr_storage address{};
+  socklen_t length = 0;
+};
+
 TEST(TransportConnect, ConnectsAndExchangesBytes) {
   EventLoop loop;
   BlockPool blocks{kBlock, 4};
   Recorder handler;
   EpollTransport transport;
-  ListenOptions options;
-  options.reuse_port = false;
-  int listener = listen_tcp(options);
-  sockaddr_storage address{};
-  socklen_t length = 0;
-  ASSERT_TRUE(parse_address("127.0.0.1", local_port(listener), address, length));
-  int result = transport.connect(loop, reinterpret_cast<sockaddr*>(&address), length, handler, blocks);
+  Listener listener;
+  int result = transport.connect(loop, listener.target(), listener.length, handler, blocks);
   ASSERT_TRUE(result == 0 || result == EINPROGRESS) << result;
   for (int i = 0; i < 100 && result == EINPROGRESS && handler.connected.empty(); ++i) {
     loop.run_once(std::chrono::milliseconds(50));
@@ -217,7 +234,7 @@ TEST(TransportConnect, ConnectsAndExchangesBytes) {
   }
   int server_side = -1;
   for (int i = 0; i < 100 && server_side < 0; ++i) {
-    server_side = accept_nonblocking(listener);
+    server_side = accept_nonblocking(listener.fd);
     if (server_side < 0) loop.run_once(std::chrono::milliseconds(10));
   }
   ASSERT_GE(server_side, 0);
@@ -231,7 +248,6 @@ TEST(TransportConnect, ConnectsAndExchangesBytes) {
   EXPECT_EQ(::recv(server_side, got, sizeof got, 0), 4);
   EXPECT_EQ(std::string_view(got, 4), "ping");
   ::close(server_side);
-  ::close(listener);
 }
 
 TEST(TransportConnect, ReportsARefusedConnect) {
@@ -240,15 +256,9 @@ TEST(TransportConnect, ReportsARefusedConnect) {
   Recorder handler;
   EpollTransport transport;
   // A port that was just free: bind, read it, close, then connect to it.
-  ListenOptions options;
-  options.reuse_port = false;
-  int listener = listen_tcp(options);
-  const std::uint16_t port = local_port(listener);
-  ::close(listener);
-  sockaddr_storage address{};
-  socklen_t length = 0;
-  ASSERT_TRUE(parse_address("127.0.0.1", port, address, length));
-  int result = transport.connect(loop, reinterpret_cast<sockaddr*>(&address), length, handler, blocks);
+  Listener listener;
+  listener.close();
+  int result = transport.connect(loop, listener.target(), listener.length, handler, blocks);
   if (result == EINPROGRESS) {
     for (int i = 0; i < 100 && handler.connected.empty(); ++i) loop.run_once(std::chrono::milliseconds(50));
     ASSERT_EQ(handler.connected.size(), 1u);
