@@ -22,8 +22,10 @@ from ringside_testlib import send_then_fin
 RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
 CLOSE_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n"
                   b"Content-Type: text/plain\r\n\r\nok")
-UNTIL_CLOSE_RESPONSE = b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\nthe body ends at the close"
-SHORT_BODY_RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\nonly this"
+UNTIL_CLOSE_RESPONSE = (b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+                        b"the body ends at the close")
+SHORT_BODY_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\n"
+                       b"only this")
 
 
 class MisbehavingServer:

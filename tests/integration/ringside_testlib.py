@@ -221,13 +221,15 @@ class LoadResult:
 
 def run_load(*args, timeout=60):
     """Runs `ringside load --json ARGS` with a bound; returns its exit code, parsed document, stderr
-    and wall time. Does not judge the exit code: a run where every request failed may exit non-zero."""
+    and wall time. Does not judge the exit code: a run where every request failed may exit
+    non-zero."""
     start = time.monotonic()
     try:
         result = subprocess.run([BIN, "load", "--json", *args], stdout=subprocess.PIPE,
                                 stderr=subprocess.PIPE, timeout=timeout)
     except subprocess.TimeoutExpired:
-        raise AssertionError(f"ringside load {' '.join(args)} did not end within {timeout}s") from None
+        raise AssertionError(
+            f"ringside load {' '.join(args)} did not end within {timeout}s") from None
     elapsed = time.monotonic() - start
     try:
         doc = json.loads(result.stdout)

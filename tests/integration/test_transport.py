@@ -39,7 +39,8 @@ class LoadSeesTheCloseThatEndsAResponseTest(unittest.TestCase):
         self.assertEqual(doc["requests"]["failed"], 3, errors)
         self.assertEqual(errors["timeout"], 0, f"a close mid-body is not a timeout: {errors}")
         self.assertEqual(errors["read"] + errors["closed"], 3, errors)
-        self.assertLess(run.elapsed, 4.0, "each close must be seen when it arrives, not at --timeout")
+        self.assertLess(run.elapsed, 4.0,
+                        "each close must be seen when it arrives, not at --timeout")
 
 
 class ServeSeesTheFinThatComesWithData(unittest.TestCase):
