@@ -4,16 +4,28 @@ Modes (one per server): ok (a good keep-alive server), reset (reads a request, a
 reset), silent (reads requests, never answers), garbage (answers with bytes that are not HTTP),
 close (reads a request and closes without answering), close_each (answers, then closes),
 stall_once (answers at once, except that one period of `stall_seconds`, starting after
-`stall_after` requests, answers nothing; then catches up).
+`stall_after` requests, answers nothing; then catches up), until_close (answers HTTP/1.0 with no
+Content-Length, the body ending where the server closes), short_body (promises a longer body than
+it sends, then closes).
+
+until_close and short_body put their last bytes and their FIN in one TCP segment, so the client
+learns of both from one readiness event: a client that takes a short read to mean "drained" never
+sees the close (issue 6, defect 1).
 """
 import socket
 import struct
 import threading
 import time
 
+from ringside_testlib import send_then_fin
+
 RESPONSE = b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nContent-Type: text/plain\r\n\r\nok"
 CLOSE_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: close\r\n"
                   b"Content-Type: text/plain\r\n\r\nok")
+UNTIL_CLOSE_RESPONSE = (b"HTTP/1.0 200 OK\r\nContent-Type: text/plain\r\n\r\n"
+                        b"the body ends at the close")
+SHORT_BODY_RESPONSE = (b"HTTP/1.1 200 OK\r\nContent-Length: 100\r\nContent-Type: text/plain\r\n\r\n"
+                       b"only this")
 
 
 class MisbehavingServer:
@@ -82,6 +94,13 @@ class MisbehavingServer:
                     continue
                 if self.mode == "close_each":
                     sock.sendall(CLOSE_RESPONSE)
+                    return
+                if self.mode in ("until_close", "short_body"):
+                    try:
+                        send_then_fin(sock, UNTIL_CLOSE_RESPONSE if self.mode == "until_close"
+                                      else SHORT_BODY_RESPONSE)
+                    except OSError:
+                        pass
                     return
                 if stall_until is not None:
                     delay = stall_until - time.monotonic()

@@ -3,9 +3,12 @@
 Every wait is bounded; nothing sleeps to synchronise. The binary comes from $RINGSIDE_BIN (set by
 ctest), so the same tests run against the release and the sanitizer builds.
 """
+import functools
+import json
 import os
 import re
 import select
+import shutil
 import signal
 import socket
 import subprocess
@@ -154,3 +157,130 @@ def run_tool(args, timeout=60, **kwargs):
     result = subprocess.run(args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=timeout,
                             **kwargs)
     return result.returncode, result.stdout.decode(errors="replace")
+
+
+def needs_tools(*tools):
+    """Marks a test, or every test of a TestCase class, as running these programs. A missing one
+    fails the test, naming it: a skipped test would pass while checking nothing."""
+    def check():
+        missing = [tool for tool in tools if shutil.which(tool) is None]
+        if missing:
+            raise AssertionError(f"{', '.join(missing)} not found on PATH: run scripts/setup")
+
+    def wrap(test):
+        @functools.wraps(test)
+        def checked(*args, **kwargs):
+            check()
+            return test(*args, **kwargs)
+        return checked
+
+    def decorate(target):
+        if not isinstance(target, type):
+            return wrap(target)
+        for name, member in list(vars(target).items()):
+            if name.startswith("test") and callable(member):
+                setattr(target, name, wrap(member))
+        return target
+    return decorate
+
+
+def send_then_fin(sock, data):
+    """Sends data and a FIN in one TCP segment: corked, the data waits in the kernel, and shutdown
+    flushes it with the FIN flag on its last segment. The peer learns of both from one readiness
+    event, which is what a peer that takes a short read to mean "drained" gets wrong."""
+    sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_CORK, 1)
+    sock.sendall(data)
+    sock.shutdown(socket.SHUT_WR)
+
+
+def socket_fds(pid):
+    """How many sockets process pid holds open (listeners included)."""
+    fd_dir = f"/proc/{pid}/fd"
+    count = 0
+    for name in os.listdir(fd_dir):
+        try:
+            count += os.readlink(os.path.join(fd_dir, name)).startswith("socket:")
+        except FileNotFoundError:
+            pass  # closed while we looked
+    return count
+
+
+def tcp_sockets(port, state="all"):
+    """Lines of `ss` for the TCP sockets on local port `port` in `state` (an ss state filter, e.g.
+    close-wait): "Recv-Q Send-Q local peer" each."""
+    output = subprocess.run(["ss", "-Htn", "state", state, f"( sport = :{port} )"],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, check=True,
+                            timeout=10).stdout.decode()
+    return [line for line in output.splitlines() if line.strip()]
+
+
+class LoadResult:
+    def __init__(self, returncode, doc, stderr, elapsed):
+        self.returncode, self.doc, self.stderr, self.elapsed = returncode, doc, stderr, elapsed
+
+
+def run_load(*args, timeout=60):
+    """Runs `ringside load --json ARGS` with a bound; returns its exit code, parsed document, stderr
+    and wall time. Does not judge the exit code: a run where every request failed may exit
+    non-zero."""
+    start = time.monotonic()
+    try:
+        result = subprocess.run([BIN, "load", "--json", *args], stdout=subprocess.PIPE,
+                                stderr=subprocess.PIPE, timeout=timeout)
+    except subprocess.TimeoutExpired:
+        raise AssertionError(
+            f"ringside load {' '.join(args)} did not end within {timeout}s") from None
+    elapsed = time.monotonic() - start
+    try:
+        doc = json.loads(result.stdout)
+    except ValueError:
+        raise AssertionError(f"ringside load {' '.join(args)} exited {result.returncode} without a "
+                             f"JSON report: {result.stdout!r} {result.stderr!r}") from None
+    return LoadResult(result.returncode, doc, result.stderr.decode(errors="replace"), elapsed)
+
+
+def read_responses(sock, count, timeout, after_chunk=None):
+    """Reads pipelined responses (each framed by its Content-Length) until `count` have arrived, the
+    peer closes or `timeout` seconds pass; returns the status codes seen, in order. after_chunk, if
+    given, is called with the size of each chunk read (a slow reader uses it to pace itself)."""
+    deadline = time.monotonic() + timeout
+    buffer = bytearray()
+    statuses = []
+    while len(statuses) < count:
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            break
+        sock.settimeout(remaining)
+        try:
+            chunk = sock.recv(65536)
+        except (socket.timeout, ConnectionResetError):
+            break
+        if not chunk:
+            break
+        buffer += chunk
+        consumed = _parse_responses(buffer, statuses)
+        del buffer[:consumed]
+        if after_chunk is not None:
+            after_chunk(len(chunk))
+    return statuses
+
+
+_CONTENT_LENGTH = re.compile(rb"\r\ncontent-length:[ \t]*(\d+)", re.IGNORECASE)
+
+
+def _parse_responses(buffer, statuses):
+    """Appends the status of each whole response in buffer; returns the bytes they take."""
+    pos = 0
+    while True:
+        end = buffer.find(b"\r\n\r\n", pos)
+        if end < 0:
+            return pos
+        head = bytes(buffer[pos:end])
+        match = _CONTENT_LENGTH.search(head)
+        if match is None:
+            raise AssertionError(f"response without Content-Length: {head!r}")
+        total = end + 4 + int(match.group(1))
+        if len(buffer) < total:
+            return pos
+        statuses.append(int(head.split(b" ", 2)[1]))
+        pos = total

@@ -2,10 +2,9 @@
 concurrent keep-alive connections. Runs are short and bounded."""
 import re
 import resource
-import shutil
 import unittest
 
-from ringside_testlib import Server, run_tool
+from ringside_testlib import Server, needs_tools, run_tool
 
 
 def raise_open_files():
@@ -20,8 +19,7 @@ def wrk_summary(output):
     return requests, errors.group(1) if errors else None, int(non2xx.group(1)) if non2xx else 0
 
 
-@unittest.skipUnless(shutil.which("wrk") and shutil.which("ab") and shutil.which("curl"),
-                     "run scripts/setup: wrk, ab and curl are needed")
+@needs_tools("wrk", "ab", "curl")
 class ClientsTest(unittest.TestCase):
     def test_curl_gets_hello_world(self):
         with Server() as server:

@@ -11,7 +11,7 @@ import time
 import unittest
 
 from misbehaving_server import MisbehavingServer
-from ringside_testlib import BIN, Server, wait_until
+from ringside_testlib import BIN, Server, needs_tools, wait_until
 
 SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "load-json.schema.json")
 
@@ -105,7 +105,7 @@ class LoadCountsTest(unittest.TestCase):
                     self.assertEqual(doc["latency_us"]["count"], expected)
                     assert_conserved(self, doc)
 
-    @unittest.skipUnless(shutil.which("nginx"), "run scripts/setup: nginx is needed")
+    @needs_tools("nginx")
     def test_fixed_count_is_exact_against_nginx(self):
         with NginxServer() as nginx:
             doc = load("-n", "4000", "-c", "16", "-t", "2", nginx.url("/"))
@@ -219,7 +219,7 @@ class LoadOutputTest(unittest.TestCase):
         try:
             import jsonschema
         except ImportError:
-            self.skipTest("run scripts/setup: python3-jsonschema is needed")
+            self.fail("python3-jsonschema is not installed: run scripts/setup")
         with open(SCHEMA) as f:
             schema = json.load(f)
         with Server() as server:

@@ -2,7 +2,6 @@
 connections and exits 0 within --drain-timeout, with no request lost."""
 import os
 import re
-import shutil
 import signal
 import socket
 import subprocess
@@ -10,7 +9,7 @@ import threading
 import time
 import unittest
 
-from ringside_testlib import ResponseReader, Server, get, wait_until
+from ringside_testlib import ResponseReader, Server, get, needs_tools, wait_until
 
 
 class KeepAliveClient(threading.Thread):
@@ -64,7 +63,7 @@ class ShutdownTest(unittest.TestCase):
             self.assertLess(elapsed, 5.5)
             self.assertEqual(sum(c.failed for c in clients), 0)
 
-    @unittest.skipUnless(shutil.which("wrk"), "run scripts/setup: wrk is needed")
+    @needs_tools("wrk", "ss")
     def test_sigterm_during_wrk_load_gives_no_failed_request(self):
         server = Server("--drain-timeout", "5")
         with server:
