@@ -148,6 +148,15 @@ class ResponseReader:
             return False
 
 
+def accepts(port):
+    """True when something accepts TCP connections on 127.0.0.1:port (a draining server does not)."""
+    try:
+        socket.create_connection(("127.0.0.1", port), timeout=1).close()
+        return True
+    except OSError:
+        return False
+
+
 def get(path="/", host="localhost", extra=""):
     return f"GET {path} HTTP/1.1\r\nHost: {host}\r\n{extra}\r\n".encode()
 

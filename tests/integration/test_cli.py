@@ -1,11 +1,10 @@
 """`ringside serve` flags: --help shows defaults; a bad flag or value is one line naming it and
 exit code 2; a busy port is a clear error."""
 import signal
-import socket
 import subprocess
 import unittest
 
-from ringside_testlib import ResponseReader, Server, BIN, get, wait_until
+from ringside_testlib import ResponseReader, Server, BIN, accepts, get, wait_until
 
 
 def run(*args):
@@ -109,14 +108,6 @@ class CliTest(unittest.TestCase):
             self.assertEqual(code, 1)
             self.assertIn(str(first.port), err)
             self.assertIn("--port", err)
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 if __name__ == "__main__":

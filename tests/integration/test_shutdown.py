@@ -9,7 +9,7 @@ import threading
 import time
 import unittest
 
-from ringside_testlib import ResponseReader, Server, get, needs_tools, wait_until
+from ringside_testlib import ResponseReader, Server, accepts, get, needs_tools, wait_until
 
 
 class KeepAliveClient(threading.Thread):
@@ -99,7 +99,7 @@ class ShutdownTest(unittest.TestCase):
             sock.sendall(b"POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n12345")
             server.process.send_signal(signum)
             # Draining has begun once the listener is closed: new connections are refused.
-            self.assertTrue(wait_until(lambda: not self.accepts(server.port), 5))
+            self.assertTrue(wait_until(lambda: not accepts(server.port), 5))
             sock.sendall(b"67890")  # the rest of the body, after the signal
             response = reader.next()
             self.assertEqual(response.status, 405)
@@ -107,14 +107,6 @@ class ShutdownTest(unittest.TestCase):
             self.assertTrue(reader.closed_within(5))
             server.process.wait(timeout=10)
             self.assertEqual(server.process.returncode, 0)
-
-    @staticmethod
-    def accepts(port):
-        try:
-            socket.create_connection(("127.0.0.1", port), timeout=1).close()
-            return True
-        except OSError:
-            return False
 
     def test_idle_connections_are_closed_and_a_stuck_one_is_cut_at_the_drain_timeout(self):
         server = Server("--drain-timeout", "1")
