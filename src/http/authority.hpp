@@ -36,15 +36,24 @@ constexpr bool is_sub_delim(char c) {
   return std::string_view("!$&'()*+,;=").find(c) != std::string_view::npos;
 }
 
+// unreserved / sub-delims, as a table: every request's Host goes through is_reg_name, and a
+// search of the sub-delims string per byte cost more than the rest of the Host check.
+struct RegNameTable {
+  bool allowed[256] = {};
+  constexpr RegNameTable() {
+    for (int c = 0; c < 256; ++c) {
+      allowed[c] = is_unreserved(static_cast<char>(c)) || is_sub_delim(static_cast<char>(c));
+    }
+  }
+};
+inline constexpr RegNameTable kRegName{};
+
 // reg-name = *( unreserved / pct-encoded / sub-delims ). IPv4address is a subset of it.
 constexpr bool is_reg_name(std::string_view s) {
   for (std::size_t i = 0; i < s.size(); ++i) {
-    if (s[i] == '%') {
-      if (s.size() - i < 3 || !is_hex(s[i + 1]) || !is_hex(s[i + 2])) return false;
-      i += 2;
-    } else if (!is_unreserved(s[i]) && !is_sub_delim(s[i])) {
-      return false;
-    }
+    if (kRegName.allowed[static_cast<unsigned char>(s[i])]) continue;
+    if (s[i] != '%' || s.size() - i < 3 || !is_hex(s[i + 1]) || !is_hex(s[i + 2])) return false;
+    i += 2;
   }
   return true;
 }
@@ -128,10 +137,19 @@ constexpr bool is_ip_future(std::string_view s) {
     host = value.substr(0, close + 1);
     rest = value.substr(close + 1);
   } else {
-    const std::size_t colon = value.find(':');
-    host = value.substr(0, colon);
-    rest = colon == std::string_view::npos ? std::string_view{} : value.substr(colon);
-    if (!is_reg_name(host)) return false;
+    // One pass over the reg-name, ending at the port's ':' (which reg-name cannot hold).
+    std::size_t i = 0;
+    for (; i < value.size(); ++i) {
+      const char c = value[i];
+      if (kRegName.allowed[static_cast<unsigned char>(c)]) continue;
+      if (c == ':') break;
+      if (c != '%' || value.size() - i < 3 || !is_hex(value[i + 1]) || !is_hex(value[i + 2])) {
+        return false;
+      }
+      i += 2;
+    }
+    host = value.substr(0, i);
+    rest = value.substr(i);
   }
   if (!rest.empty()) {
     if (rest.front() != ':') return false;
