@@ -31,4 +31,9 @@ inline constexpr double kMaxIdleTimeoutS = 24 * 3600;
 inline constexpr double kMaxDrainTimeoutS = 3600;  // from 0: close everything at once
 inline constexpr std::uint64_t kMaxBodyLimit = std::uint64_t{1} << 40;  // 1 TiB
 
+// Checks every setting against its range (NaN included); returns one line naming the field, or
+// "". Server's constructor throws std::invalid_argument with it, so an embedder that skips the
+// CLI cannot start a server that drops every connection.
+std::string validate(const ServerConfig& config);
+
 }  // namespace ringside::server

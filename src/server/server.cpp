@@ -5,14 +5,46 @@
 #include <cstdio>
 #include <cstdlib>
 #include <exception>
+#include <stdexcept>
+#include <string>
 
 #include "core/socket.hpp"
 #include "server/worker.hpp"
 
 namespace ringside::server {
+namespace {
+
+bool in_range(double value, double low, double high) { return value >= low && value <= high; }
+
+const ServerConfig& checked(const ServerConfig& config) {
+  if (std::string problem = validate(config); !problem.empty()) throw std::invalid_argument(problem);
+  return config;
+}
+
+}  // namespace
+
+std::string validate(const ServerConfig& config) {
+  if (config.threads == 0 || config.threads > kMaxThreads) {
+    return "threads must be from 1 to " + std::to_string(kMaxThreads);
+  }
+  if (config.max_connections == 0 || config.max_connections > kMaxConnections) {
+    return "max_connections must be from 1 to " + std::to_string(kMaxConnections);
+  }
+  if (!in_range(config.header_timeout_s, kMinTimeoutS, kMaxHeaderTimeoutS)) {
+    return "header_timeout_s must be from 0.001 to 3600 seconds";
+  }
+  if (!in_range(config.idle_timeout_s, kMinTimeoutS, kMaxIdleTimeoutS)) {
+    return "idle_timeout_s must be from 0.001 to 86400 seconds";
+  }
+  if (!in_range(config.drain_timeout_s, 0, kMaxDrainTimeoutS)) {
+    return "drain_timeout_s must be from 0 to 3600 seconds";
+  }
+  if (config.max_body > kMaxBodyLimit) return "max_body must be at most 1 TiB";
+  return "";
+}
 
 Server::Server(ServerConfig config, Router router)
-    : config_(std::move(config)),
+    : config_(checked(config)),
       router_(std::move(router)),
       connection_slots_(config_.max_connections) {
   core::ListenOptions options;
