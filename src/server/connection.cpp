@@ -7,15 +7,8 @@
 namespace ringside::server {
 namespace {
 
-// Room kept in the batch before each request: the largest reply plus a 100 Continue.
-constexpr std::size_t kReplyRoom = kMaxReplyBody + http::kResponseOverhead + 512;
 // A lingering close discards at most this many reads (of 16 KiB) before giving up on the client.
 constexpr std::uint16_t kMaxLingerReads = 256;
-
-// What a handler's reply becomes when it would not fit the room kept for one: an error the
-// client can see, rather than a response silently dropped and a client left waiting.
-constexpr Reply kReplyTooLarge{http::Status::kInternalServerError, "text/plain",
-                               "the handler's reply exceeds the server's reply limit\n", {}};
 
 }  // namespace
 
@@ -25,7 +18,9 @@ void Connection::open(int fd, WorkerContext& context) {
   head_scan_ = {};
   linger_reads_ = 0;
   phase_ = Phase::kHead;
-  close_after_output_ = peer_closed_ = false;
+  close_after_output_ = peer_closed_ = close_after_queue_ = processing_ = false;
+  queued_ = 0;
+  queue_head_ = queue_tail_ = nullptr;
   timer_kind_ = TimerKind::kNone;
   arm(TimerKind::kHeader, true);
   if (!transport_.open(context.loop, fd, *this, context.output_blocks)) {
@@ -61,9 +56,14 @@ void Connection::on_data(std::span<char> bytes) {
 
 void Connection::process_input(std::span<const char> input) {
   http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
+  processing_ = true;
   std::size_t used = process(input, batch);
+  processing_ = false;
   if (!is_open()) return;
   keep_input(input.subspan(used));
+  // A full queue, or a parked request that ends the connection: read nothing more until answers
+  // come (on_reply_ready), so the kept input stays bounded.
+  if (queued_ >= kMaxQueued || close_after_queue_) transport_.pause_reading();
   if (input_len_ >= WorkerContext::kReadBytes && !transport_.write_pending() &&
       !close_after_output_) {
     // A kept head that fills its block can never complete (the parser caps heads below it).
@@ -75,7 +75,8 @@ void Connection::process_input(std::span<const char> input) {
 
 std::size_t Connection::process(std::span<const char> input, http::OutBuffer& batch) {
   std::size_t pos = 0;
-  while (pos < input.size() && !close_after_output_ && !transport_.write_pending()) {
+  while (pos < input.size() && !close_after_output_ && !close_after_queue_ &&
+         queued_ < kMaxQueued && !transport_.write_pending()) {
     if (batch.remaining() < kReplyRoom && !send(batch)) break;
     if (phase_ == Phase::kBody) {
       if (!consume_body(input, pos, batch)) break;
@@ -91,27 +92,25 @@ std::size_t Connection::process(std::span<const char> input, http::OutBuffer& ba
       break;
     }
     pos += parsed.consumed;
-    if (!start_request(ctx_->request, pos == input.size(), batch)) break;
+    const bool go_on = start_request(ctx_->request, pos == input.size(), batch);
+    if (queued_ > 0 && !drain_ready(batch)) break;
+    if (!go_on) break;
   }
   return pos;
 }
 
 bool Connection::start_request(const http::Request& request, bool body_waiting,
                                http::OutBuffer& batch) {
-  reply_ = ctx_->router.route(request);
-  http::ResponseOptions bound_options;
-  bound_options.extra_headers = reply_.extra_headers;
-  if (reply_.body.size() > kMaxReplyBody ||
-      http::response_size_bound(reply_.content_type, reply_.body, bound_options) + 32 > kReplyRoom) {
-    reply_ = kReplyTooLarge;
-  }
   reply_keep_alive_ = request.keep_alive;
   reply_head_only_ = request.method == http::Method::kHead;
   reply_http10_ = request.version_minor == 0;
+  Exchange exchange(request, ctx_, this);
+  reply_ = ctx_->router.route(exchange);
+  if (!reply_.deferred && !fits_reply_room(reply_)) reply_ = kReplyTooLarge;
   switch (request.framing) {
     case http::BodyFraming::kNone:
       write_reply(batch);
-      return !close_after_output_;
+      return !close_after_output_ && !close_after_queue_;
     case http::BodyFraming::kContentLength:
       if (request.content_length > ctx_->config.max_body) {
         write_error(http::RequestError::kBodyTooLarge, batch);
@@ -157,6 +156,12 @@ bool Connection::consume_body(std::span<const char> input, std::size_t& pos,
 }
 
 void Connection::write_reply(http::OutBuffer& batch) {
+  if (reply_.deferred) return;  // parked: its PendingReply answers, in its place in the queue
+  if (queued_ > 0) {
+    // Behind a parked request: wait in the queue, so responses leave in request order.
+    park().respond(reply_);
+    return;
+  }
   http::ResponseOptions options{reply_head_only_, keep_alive(), reply_http10_, reply_.extra_headers};
   if (!http::write_response(batch, ctx_->date.value(), reply_.status, reply_.content_type,
                             reply_.body, options)) {
@@ -195,7 +200,8 @@ bool Connection::send(http::OutBuffer& batch) {
 
 void Connection::keep_input(std::span<const char> rest) {
   // After "Connection: close" nothing more is processed, so nothing is kept.
-  ctx_->input_blocks.keep(input_, input_len_, close_after_output_ ? rest.first(0) : rest);
+  const bool closing = close_after_output_ || close_after_queue_;
+  ctx_->input_blocks.keep(input_, input_len_, closing ? rest.first(0) : rest);
 }
 
 void Connection::on_drained() {
@@ -203,15 +209,92 @@ void Connection::on_drained() {
     start_lingering_close();
     return;
   }
-  // Requests that arrived while the output was stalled wait in the input block: answer them
-  // before reading more, or a pipelined client waits for them forever.
+  if (queued_ > 0) {
+    http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
+    drain_ready(batch);
+    if (!batch.empty() && !send(batch)) return;
+    if (close_after_output_) {
+      after_io();
+      return;
+    }
+  }
+  continue_input();
+}
+
+void Connection::continue_input() {
+  // Requests that arrived while the output was stalled, or the queue full, wait in the input
+  // block: answer them before reading more, or a pipelined client waits for them forever.
   if (input_len_ > 0) {
     process_input({input_, input_len_});
-    if (!is_open() || transport_.write_pending() || close_after_output_) return;
+    if (!is_open() || transport_.write_pending() || close_after_output_ || close_after_queue_ ||
+        queued_ >= kMaxQueued) {
+      return;
+    }
   } else {
     after_io();
   }
-  transport_.resume_reading();
+  if (is_open() && !close_after_queue_) transport_.resume_reading();
+}
+
+PendingReply& Connection::park() {
+  PendingReply& pending = ctx_->replies.acquire();
+  pending.start(*ctx_, this, reply_keep_alive_, reply_head_only_, reply_http10_);
+  if (queue_tail_ != nullptr) {
+    queue_tail_->next_ = &pending;
+  } else {
+    queue_head_ = &pending;
+  }
+  queue_tail_ = &pending;
+  ++queued_;
+  if (!reply_keep_alive_) close_after_queue_ = true;
+  return pending;
+}
+
+// Moves the answered replies at the head of the queue into the batch, in order. False when the
+// output stalled (the rest waits for on_drained) or the connection closed.
+bool Connection::drain_ready(http::OutBuffer& batch) {
+  while (queue_head_ != nullptr && queue_head_->done_) {
+    PendingReply& head = *queue_head_;
+    if (batch.remaining() < head.response_len_ && !send(batch)) return false;
+    batch.append({head.response_, head.response_len_});
+    if (!head.keep_alive_) close_after_output_ = true;
+    queue_head_ = head.next_;
+    if (queue_head_ == nullptr) queue_tail_ = nullptr;
+    --queued_;
+    head.release();
+  }
+  return true;
+}
+
+void Connection::on_reply_ready() {
+  if (processing_) return;  // answered inside its handler: process() drains it in order
+  http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
+  drain_ready(batch);
+  if (!is_open()) return;
+  if (!batch.empty() && !send(batch)) {
+    if (is_open()) after_io();
+    return;
+  }
+  if (close_after_output_ || queued_ > 0) {
+    after_io();
+    return;
+  }
+  continue_input();
+}
+
+void Connection::drop_queue() {
+  // Parked requests still waiting hear that their client went away; answered ones go back now.
+  while (queue_head_ != nullptr) {
+    PendingReply& head = *queue_head_;
+    queue_head_ = head.next_;
+    if (head.done_) {
+      head.release();
+    } else {
+      head.waiter_ = nullptr;
+    }
+  }
+  queue_tail_ = nullptr;
+  queued_ = 0;
 }
 
 void Connection::on_peer_closed() {
@@ -220,6 +303,15 @@ void Connection::on_peer_closed() {
     close();
     return;
   }
+  // A client that closes while a request is parked has given up on it, as nginx assumes (HTTP/1.1
+  // cannot tell a half-close from a close): end the connection now; the parked requests hear it
+  // as aborted() and are cleaned up when their answers arrive.
+  for (const PendingReply* p = queue_head_; p != nullptr; p = p->next_) {
+    if (!p->done_) {
+      close();
+      return;
+    }
+  }
   after_io();
 }
 
@@ -227,8 +319,9 @@ void Connection::on_error(int) { close(); }
 
 void Connection::after_io() {
   if (!is_open() || phase_ == Phase::kLingering) return;
-  if (transport_.write_pending()) {
-    arm(TimerKind::kIdle, true);  // waiting for the client to read: the idle clock applies
+  if (transport_.write_pending() || (queued_ > 0 && !close_after_output_)) {
+    // Waiting for the client to read, or for parked requests' answers: the idle clock applies.
+    arm(TimerKind::kIdle, true);
     return;
   }
   if (close_after_output_) {
@@ -289,6 +382,7 @@ void Connection::close() {
   disarm();
   timer_kind_ = TimerKind::kNone;
   transport_.close();
+  drop_queue();
   ctx_->input_blocks.release(input_);
   input_ = nullptr;
   input_len_ = 0;

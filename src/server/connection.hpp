@@ -25,7 +25,7 @@ namespace ringside::server {
 
 // The connection is its own timer node: the worker turns an expired node back into the
 // connection with static_cast, so arming needs no pointer and no allocation.
-class Connection final : public core::TransportHandler, public core::TimerNode {
+class Connection final : public core::TransportHandler, public core::TimerNode, private ReplyQueue {
  public:
   // Takes ownership of the accepted socket `fd` and registers it with the worker's loop. When the
   // loop refuses, the connection closes at once (and goes back to its owner).
@@ -37,13 +37,15 @@ class Connection final : public core::TransportHandler, public core::TimerNode {
   [[nodiscard]] bool is_open() const { return transport_.is_open(); }
   // Between requests, with nothing buffered in either direction.
   [[nodiscard]] bool is_idle() const {
-    return phase_ == Phase::kHead && input_len_ == 0 && !transport_.write_pending();
+    return phase_ == Phase::kHead && input_len_ == 0 && !transport_.write_pending() && queued_ == 0;
   }
 
   Connection* next_free = nullptr;
 
  private:
   enum class Phase : std::uint8_t { kHead, kBody, kLingering };
+  // Requests of one pipelining connection that may wait for their answers at once.
+  static constexpr std::uint8_t kMaxQueued = 16;
 
   // core::TransportHandler
   std::span<char> read_space() override;
@@ -51,6 +53,13 @@ class Connection final : public core::TransportHandler, public core::TimerNode {
   void on_peer_closed() override;
   void on_drained() override;
   void on_error(int error) override;
+
+  // ReplyQueue: parked requests, answered in request order.
+  PendingReply& park() override;
+  void on_reply_ready() override;
+  bool drain_ready(http::OutBuffer& batch);
+  void continue_input();
+  void drop_queue();
 
   void process_input(std::span<const char> input);
   std::size_t process(std::span<const char> input, http::OutBuffer& batch);
@@ -75,6 +84,11 @@ class Connection final : public core::TransportHandler, public core::TimerNode {
   Phase phase_ = Phase::kHead;
   TimerKind timer_kind_ = TimerKind::kNone;
   bool close_after_output_ = false;  // answered with "Connection: close"
+  bool close_after_queue_ = false;   // a parked request ends the connection: read no further
+  bool processing_ = false;          // inside process(): a reply answered now is drained there
+  std::uint8_t queued_ = 0;          // parked requests, and answers waiting behind them
+  PendingReply* queue_head_ = nullptr;
+  PendingReply* queue_tail_ = nullptr;
   bool peer_closed_ = false;
   // The request being answered once its body has been read.
   bool reply_keep_alive_ = true;

@@ -3,16 +3,16 @@
 namespace ringside::server {
 
 void add_hello_routes(Router& router) {
-  router.add("/", kGetOrHead, [](const http::Request&) {
+  router.add("/", kGetOrHead, [](Exchange&) {
     return Reply{http::Status::kOk, "text/plain", "Hello World!", {}};
   });
-  router.add("/plaintext", kGetOrHead, [](const http::Request&) {
+  router.add("/plaintext", kGetOrHead, [](Exchange&) {
     return Reply{http::Status::kOk, "text/plain", "Hello, World!", {}};
   });
-  router.add("/json", kGetOrHead, [](const http::Request&) {
+  router.add("/json", kGetOrHead, [](Exchange&) {
     return Reply{http::Status::kOk, "application/json", R"({"message":"Hello, World!"})", {}};
   });
-  router.add("/health", kGetOrHead, [](const http::Request&) {
+  router.add("/health", kGetOrHead, [](Exchange&) {
     return Reply{http::Status::kOk, "text/plain", "ok\n", {}};
   });
 }

@@ -1,12 +1,15 @@
-// Maps a request path and method to a handler. Paths match exactly (the query is ignored). One path
+// Maps a request path and method to a handler. Paths match exactly (the query is ignored), except
+// that a pattern segment ":name" matches one non-empty path segment and hands it to the handler as
+// a parameter ("/users/:id" matches "/users/42": exchange.param(0) == "42"). One path
 // may have several routes (GET on one, POST on another): the first route of the path that takes
 // the method answers; when none does, 405 with an Allow header listing every method of every route
 // of that path; an unknown path 404. Routes are added at start-up, before any request is routed
 // (replies point at strings the router owns).
 //
 //   Router router;
-//   router.add("/", kGetOrHead, [](const http::Request&) { return Reply{.body = "hi"}; });
-//   Reply reply = router.route(request);
+//   router.add("/", kGetOrHead, [](Exchange&) { return Reply{.body = "hi"}; });
+//   Exchange exchange(request, context, queue);
+//   Reply reply = router.route(exchange);
 #pragma once
 
 #include <cstdint>
@@ -15,11 +18,12 @@
 #include <vector>
 
 #include "http/request.hpp"
+#include "server/exchange.hpp"
 #include "server/reply.hpp"
 
 namespace ringside::server {
 
-using Handler = Reply (*)(const http::Request&);
+using Handler = Reply (*)(Exchange&);
 
 using MethodMask = std::uint16_t;
 constexpr MethodMask method_bit(http::Method m) { return MethodMask(1u << static_cast<unsigned>(m)); }
@@ -28,7 +32,8 @@ inline constexpr MethodMask kGetOrHead = method_bit(http::Method::kGet) | method
 class Router {
  public:
   void add(std::string_view path, MethodMask methods, Handler handler);
-  [[nodiscard]] Reply route(const http::Request& request) const;
+  // Finds the route, fills exchange.params, calls the handler (or answers 404/405 itself).
+  [[nodiscard]] Reply route(Exchange& exchange) const;
 
  private:
   struct Route {

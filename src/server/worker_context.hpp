@@ -4,13 +4,16 @@
 
 #include <array>
 #include <cstddef>
+#include <deque>
 
 #include "core/block_pool.hpp"
 #include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
 #include "http/date_cache.hpp"
+#include "http/out_buffer.hpp"
 #include "http/request.hpp"
 #include "server/config.hpp"
+#include "server/exchange.hpp"
 #include "server/router.hpp"
 
 namespace ringside::server {
@@ -24,6 +27,27 @@ class ConnectionOwner {
 
  protected:
   ~ConnectionOwner() = default;
+};
+
+// Parked requests' PendingReplies, recycled through a free list: none is allocated in steady state.
+struct ReplyPool {
+  PendingReply& acquire() {
+    ++in_use;
+    if (free == nullptr) return storage.emplace_back();
+    PendingReply& reply = *free;
+    free = reply.next_;
+    reply.next_ = nullptr;
+    return reply;
+  }
+  void release(PendingReply& reply) {
+    --in_use;
+    reply.next_ = free;
+    free = &reply;
+  }
+
+  std::deque<PendingReply> storage;
+  PendingReply* free = nullptr;
+  std::size_t in_use = 0;
 };
 
 enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger, kDrainGrace };
@@ -55,6 +79,10 @@ struct WorkerContext {
   // Reserved blocks cost address space only until first written (see BlockPool).
   core::BlockPool input_blocks{kReadBytes, 256, 64};
   core::BlockPool output_blocks{kBatchBytes, 64, 16};
+  // A parked request's answer (a whole response) and the body it is built in.
+  core::BlockPool reply_blocks{kReplyRoom, 256, 16};
+  core::BlockPool body_blocks{kMaxReplyBody, 256, 16};
+  ReplyPool replies;
   core::TimerList header_timers;
   core::TimerList idle_timers;
   core::TimerList linger_timers{kLingerTime};
@@ -63,6 +91,8 @@ struct WorkerContext {
   http::Request request;  // scratch for the parser: one request is parsed at a time per thread
   std::array<char, kReadBytes> read_buffer;
   std::array<char, kBatchBytes> batch_buffer;
+  std::array<char, kMaxReplyBody> body_scratch;  // Exchange::body(): a body built and sent now
+  http::OutBuffer body_scratch_buffer{body_scratch.data(), body_scratch.size()};
   ConnectionOwner* owner = nullptr;
   bool draining = false;
   std::size_t open_connections = 0;

@@ -77,25 +77,32 @@ bool receive_responses(int fd, int count) {
 
 struct Traffic {
   std::uint16_t port;
+  std::string_view request = kRequest;
 
   bool keep_alive(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
-      if (!send_all(fd, kRequest.data(), kRequest.size()) || !receive_responses(fd, 1)) return false;
+      if (!send_all(fd, request.data(), request.size()) || !receive_responses(fd, 1)) return false;
     }
     return true;
   }
   bool pipelined(int fd, int batches) {
-    char batch[16 * kRequest.size()];
-    for (int i = 0; i < 16; ++i) std::memcpy(batch + i * kRequest.size(), kRequest.data(), kRequest.size());
+    char batch[16 * 64];
+    std::size_t size = 0;
+    for (int i = 0; i < 16; ++i) {
+      // Alternate with the plain route, so answers wait in the queue behind parked requests.
+      std::string_view one = i % 2 == 0 ? request : kRequest;
+      std::memcpy(batch + size, one.data(), one.size());
+      size += one.size();
+    }
     for (int i = 0; i < batches; ++i) {
-      if (!send_all(fd, batch, sizeof batch) || !receive_responses(fd, 16)) return false;
+      if (!send_all(fd, batch, size) || !receive_responses(fd, 16)) return false;
     }
     return true;
   }
   bool split(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
-      if (!send_all(fd, kRequest.data(), 7) ||
-          !send_all(fd, kRequest.data() + 7, kRequest.size() - 7) || !receive_responses(fd, 1)) {
+      if (!send_all(fd, request.data(), 7) ||
+          !send_all(fd, request.data() + 7, request.size() - 7) || !receive_responses(fd, 1)) {
         return false;
       }
     }
@@ -137,6 +144,42 @@ TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
   ASSERT_TRUE(ok);
   EXPECT_EQ(after - before, 0u) << "allocations during " << (100 + 160 + 20 + 5) * 20
                                 << " steady-state requests";
+  close(fd);
+  server->stop(false);
+  server->wait();
+}
+
+// A route that parks its request and answers it from a pooled PendingReply (here at once, from
+// inside the handler; a database answers from the same loop later, through the same pools).
+server::Reply parked_hello(server::Exchange& exchange) {
+  server::PendingReply& pending = exchange.defer();
+  http::OutBuffer& body = pending.body();
+  body.append(kBody);
+  pending.respond({http::Status::kOk, "text/plain", body.view(), {}});
+  return server::Reply::later();
+}
+
+TEST(NoAllocation, ParkedRequestsAllocateNothing) {
+  server::ServerConfig config;
+  config.port = 0;
+  config.threads = 1;
+  server::Router router;
+  server::add_hello_routes(router);
+  router.add("/parked", server::kGetOrHead, parked_hello);
+  auto server = std::make_unique<server::Server>(config, std::move(router));
+  server->start();
+
+  constexpr std::string_view kParked = "GET /parked HTTP/1.1\r\nHost: test\r\n\r\n";
+  Traffic traffic{server->port(), kParked};
+  int fd = connect_to(server->port());
+  ASSERT_GE(fd, 0);
+  ASSERT_TRUE(traffic.all(fd, 4));
+
+  const std::size_t before = alloc_count::allocations();
+  const bool ok = traffic.all(fd, 20);
+  const std::size_t after = alloc_count::allocations();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(after - before, 0u) << "allocations during parked steady-state requests";
   close(fd);
   server->stop(false);
   server->wait();

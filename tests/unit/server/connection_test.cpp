@@ -9,6 +9,7 @@
 #include <chrono>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "server/hello_routes.hpp"
 
@@ -18,9 +19,37 @@ namespace {
 constexpr auto kTurn = std::chrono::milliseconds(10);
 constexpr int kMaxTurns = 500;  // 5 s at most per wait: a bound, not a pace
 
-Reply huge_reply(const http::Request&) {
+Reply huge_reply(Exchange&) {
   static const std::string body(kMaxReplyBody + 1, 'x');
   return {http::Status::kOk, "text/plain", body, {}};
+}
+
+// Parked requests of the test routes, with the parameter each was asked with.
+struct Parked {
+  PendingReply* pending;
+  std::string name;
+};
+std::vector<Parked> g_parked;
+
+Reply park_it(Exchange& exchange) {
+  g_parked.push_back({&exchange.defer(), std::string(exchange.param(0))});
+  return Reply::later();
+}
+
+Reply answer_inside_handler(Exchange& exchange) {
+  PendingReply& pending = exchange.defer();
+  http::OutBuffer& body = pending.body();
+  body.append("sync ");
+  body.append(exchange.param(0));
+  pending.respond({http::Status::kOk, "text/plain", body.view(), {}});
+  return Reply::later();
+}
+
+void answer(const Parked& parked) {
+  http::OutBuffer& body = parked.pending->body();
+  body.append("late ");
+  body.append(parked.name);
+  parked.pending->respond({http::Status::kOk, "text/plain", body.view(), {}});
 }
 
 class Owner final : public ConnectionOwner {
@@ -34,6 +63,9 @@ class ConnectionTest : public ::testing::Test {
   ConnectionTest() {
     add_hello_routes(router);
     router.add("/huge", kGetOrHead, huge_reply);
+    router.add("/later/:name", kGetOrHead, park_it);
+    router.add("/sync/:name", kGetOrHead, answer_inside_handler);
+    g_parked.clear();
     context.owner = &owner;
     int fds[2];
     EXPECT_EQ(socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds), 0);
@@ -66,6 +98,25 @@ class ConnectionTest : public ::testing::Test {
       if (read_some()) return true;
     }
     return false;
+  }
+  void turns(int n) {
+    for (int i = 0; i < n; ++i) {
+      context.loop.run_once(std::chrono::milliseconds(0));
+      read_some();
+    }
+  }
+  // The bodies of the responses received, in order ("Hello World!" for /).
+  std::vector<std::string> bodies() const {
+    std::vector<std::string> out;
+    std::size_t at = 0;
+    while (true) {
+      const std::size_t length_at = received.find("Content-Length: ", at);
+      if (length_at == std::string::npos) return out;
+      const std::size_t length = std::stoul(received.substr(length_at + 16));
+      const std::size_t body_at = received.find("\r\n\r\n", length_at) + 4;
+      out.push_back(received.substr(body_at, length));
+      at = body_at + length;
+    }
   }
   std::size_t count(std::string_view needle) const {
     std::size_t n = 0;
@@ -160,6 +211,87 @@ TEST_F(ConnectionTest, HeadTrickledByteByByteIsAnsweredOnce) {
   EXPECT_NE(received.find("Hello World!"), std::string::npos);
   EXPECT_NE(received.find("{\"message\":\"Hello, World!\"}"), std::string::npos);
   EXPECT_EQ(context.input_blocks.in_use(), 0u);
+}
+
+TEST_F(ConnectionTest, AParkedRequestIsAnsweredWhenItsAnswerComes) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  EXPECT_EQ(g_parked[0].name, "a");
+  EXPECT_TRUE(received.empty());
+  EXPECT_FALSE(connection.is_idle());
+  answer(g_parked[0]);
+  turns(5);
+  EXPECT_EQ(bodies(), std::vector<std::string>{"late a"});
+  EXPECT_TRUE(connection.is_idle());
+  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.reply_blocks.in_use(), 0u);
+  EXPECT_EQ(context.body_blocks.in_use(), 0u);
+}
+
+TEST_F(ConnectionTest, PipelinedResponsesKeepRequestOrderWhenALaterOneFinishesFirst) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET / HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET /sync/b HTTP/1.1\r\nHost: x\r\n\r\n"
+       "GET /later/c HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 2u);
+  answer(g_parked[1]);  // c first
+  turns(5);
+  EXPECT_TRUE(received.empty()) << "nothing may overtake the parked first request";
+  answer(g_parked[0]);
+  turns(5);
+  EXPECT_EQ(bodies(), (std::vector<std::string>{"late a", "Hello World!", "sync b", "late c"}));
+  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(owner.released, 0);
+}
+
+TEST_F(ConnectionTest, AClientGoneWhileParkedIsCleanedUpWhenTheAnswerArrives) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\n\r\nGET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  ::close(client);
+  client = -1;
+  for (int i = 0; i < kMaxTurns && owner.released == 0; ++i) context.loop.run_once(kTurn);
+  ASSERT_EQ(owner.released, 1);
+  EXPECT_TRUE(g_parked[0].pending->aborted());
+  answer(g_parked[0]);  // the database answers after all: only the PendingReply goes back
+  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.reply_blocks.in_use(), 0u);
+  EXPECT_EQ(context.body_blocks.in_use(), 0u);
+}
+
+TEST_F(ConnectionTest, AFullQueueStopsReadingUntilAnswersCome) {
+  std::string burst;
+  constexpr int kRequests = 40;
+  for (int i = 0; i < kRequests; ++i) {
+    burst += "GET /later/" + std::to_string(i) + " HTTP/1.1\r\nHost: x\r\n\r\n";
+  }
+  send(burst);
+  std::vector<std::string> expected;
+  std::size_t answered = 0;
+  for (int round = 0; round < 10 && answered < kRequests; ++round) {
+    turns(5);
+    ASSERT_LE(g_parked.size() - answered, 16u) << "at most kMaxQueued parked per connection";
+    while (answered < g_parked.size()) {
+      expected.push_back("late " + std::to_string(answered));
+      answer(g_parked[answered++]);
+    }
+  }
+  turns(5);
+  EXPECT_EQ(answered, static_cast<std::size_t>(kRequests));
+  EXPECT_EQ(bodies(), expected);
+}
+
+TEST_F(ConnectionTest, AParkedRequestThatAsksToCloseEndsTheConnectionAfterItsAnswer) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"
+       "GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  answer(g_parked[0]);
+  ASSERT_TRUE(run_until_eof());
+  EXPECT_EQ(bodies(), std::vector<std::string>{"late a"});
+  EXPECT_NE(received.find("Connection: close"), std::string::npos);
 }
 
 }  // namespace
