@@ -76,6 +76,7 @@ enum class Op : std::uint8_t {
   kTimers,
   kDrain,
   kBuffers,
+  kAnswer,  // answer one parked request (route /p parks every request it gets)
   kCount
 };
 
@@ -98,10 +99,30 @@ const server::ServerConfig& fuzz_config() {
   return config;
 }
 
+// Requests parked by /p, waiting for a kAnswer op (or the end of the input) to answer them.
+std::vector<server::PendingReply*>& parked() {
+  static std::vector<server::PendingReply*> waiting;
+  return waiting;
+}
+
+server::Reply park(server::Exchange& exchange) {
+  parked().push_back(&exchange.defer());
+  return server::Reply::later();
+}
+
+void answer_parked(std::size_t index) {
+  server::PendingReply* pending = parked()[index];
+  parked().erase(parked().begin() + static_cast<std::ptrdiff_t>(index));
+  http::OutBuffer& body = pending->body();
+  body.append("parked");
+  pending->respond({http::Status::kOk, "text/plain", body.view(), {}});
+}
+
 const server::Router& hello_router() {
   static const server::Router router = [] {
     server::Router r;
     server::add_hello_routes(r);
+    r.add("/p", server::kGetOrHead, park);
     return r;
   }();
   return router;
@@ -234,6 +255,7 @@ class Session {
  public:
   Session() : ctx_(std::make_unique<server::WorkerContext>(fuzz_config(), hello_router())) {
     ctx_->owner = &owner_;
+    parked().clear();
     int fds[2];
     if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0, fds) != 0) {
       std::perror("socketpair");
@@ -281,12 +303,19 @@ class Session {
         if (client_ >= 0) set_buffers(client_, client_size);
         break;
       }
+      case Op::kAnswer: {
+        const std::uint8_t which = script.u8();
+        if (!parked().empty()) answer_parked(which % parked().size());
+        break;
+      }
       case Op::kCount:
         break;
     }
   }
 
   void finish() {
+    // Whatever is still parked gets its answer now, oldest last, so order is tested too.
+    while (!parked().empty()) answer_parked(parked().size() - 1);
     // First without reading: on a socketpair each read by the client wakes the server with every
     // ready flag set, which over TCP it would not, and would hide a FIN the server missed.
     settle(false);
@@ -317,6 +346,9 @@ class Session {
     settle(true);
     check(owner_.released, "client closed, but the connection stays open");
     check(ctx_->input_blocks.in_use() == 0, "input block leaked");
+    check(ctx_->replies.in_use == 0, "a parked request's PendingReply leaked");
+    check(ctx_->reply_blocks.in_use() == 0 && ctx_->body_blocks.in_use() == 0,
+          "a parked request's block leaked");
     check(ctx_->output_blocks.in_use() == 0, "output block leaked");
   }
 

@@ -2,18 +2,16 @@
 """Writes the seed corpus of fuzz/connection_fuzz.cpp: one file per client script.
 
 Each seed is a sequence of ops in the target's input format (see the top of connection_fuzz.cpp).
-Seeds that break an invariant on the current code because of a known defect go to
-corpus/connection_known/ instead of corpus/connection/, so that ctest stays green until the fix;
-move them back once it lands.
+Regressions for defects once found stay in the corpus with the rest.
 
-    fuzz/make_connection_corpus.py   # rewrites both folders next to this script
+    fuzz/make_connection_corpus.py   # rewrites corpus/connection next to this script
 """
 
 import base64
 import pathlib
 import shutil
 
-WRITE, READ, SHUT, CLOSE, RUN, TIMERS, DRAIN, BUFFERS = range(8)
+WRITE, READ, SHUT, CLOSE, RUN, TIMERS, DRAIN, BUFFERS, ANSWER = range(9)
 HEADER, IDLE, LINGER, DRAIN_GRACE = 1, 2, 4, 8
 
 
@@ -53,6 +51,11 @@ def drain():
 
 def buffers(server=0, client=0):
     return bytes([BUFFERS, server, client])
+
+
+def answer(which=0):
+    """Answers the parked request number `which` (modulo how many wait) of route /p."""
+    return bytes([ANSWER, which])
 
 
 def get(path="/", extra=""):
@@ -154,6 +157,27 @@ SEEDS.update({
     # the input block when processing the saved input stalls a second time are never answered.
     "slow_reader_deep_pipeline": buffers(0, 255) + write(get() * 1750) + run()
                                  + b"".join(read(2048) + run() for _ in range(50)) + read(),
+})
+
+
+# Route /p parks each request until an ANSWER op (or the end of the input) answers it.
+SEEDS.update({
+    "parked_then_answered": write(get("/p")) + run() + answer() + run() + read(),
+    "parked_pipeline_answered_out_of_order": write(get("/p") + get() + get("/p") + get("/p"))
+                                             + run() + answer(2) + run() + answer(0) + run()
+                                             + read() + answer() + run() + read(),
+    "parked_client_closes": write(get("/p") + get()) + run() + close() + run() + answer(),
+    "parked_client_half_closes": write(get("/p")) + shut() + run() + answer() + run() + read(),
+    "parked_connection_close": write(get("/p", "Connection: close\r\n") + get()) + run()
+                               + answer() + run() + read(),
+    "parked_queue_full": write(get("/p") * 40) + run(3)
+                         + b"".join(answer(0) + run() for _ in range(40)) + read(),
+    "parked_drain": write(get("/p") + get("/p")) + run() + drain() + answer(1) + run()
+                    + answer() + run() + read(),
+    "parked_head_and_timers": write("HEAD /p HTTP/1.1\r\nHost: a\r\n\r\n") + run() + timers()
+                              + answer() + run() + read(),
+    "parked_slow_reader": buffers(0, 0) + write(get("/p") * 12 + get() * 100) + run(3)
+                          + b"".join(answer(0) + run() + read(600) for _ in range(12)) + read(),
 })
 
 

@@ -253,7 +253,8 @@ PendingReply& Connection::park() {
 // Moves the answered replies at the head of the queue into the batch, in order. False when the
 // output stalled (the rest waits for on_drained) or the connection closed.
 bool Connection::drain_ready(http::OutBuffer& batch) {
-  while (queue_head_ != nullptr && queue_head_->done_) {
+  // Nothing may follow a "Connection: close" response: what queues behind it is dropped at close.
+  while (!close_after_output_ && queue_head_ != nullptr && queue_head_->done_) {
     PendingReply& head = *queue_head_;
     if (batch.remaining() < head.response_len_ && !send(batch)) return false;
     batch.append({head.response_, head.response_len_});

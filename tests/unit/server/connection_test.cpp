@@ -294,5 +294,21 @@ TEST_F(ConnectionTest, AParkedRequestThatAsksToCloseEndsTheConnectionAfterItsAns
   EXPECT_NE(received.find("Connection: close"), std::string::npos);
 }
 
+TEST_F(ConnectionTest, NothingFollowsAClosingAnswerWhenADrainBeganWhileParked) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\n\r\nGET /later/b HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 2u);
+  context.draining = true;  // both answers will say "Connection: close"
+  answer(g_parked[1]);
+  answer(g_parked[0]);
+  ASSERT_TRUE(run_until_eof());
+  EXPECT_EQ(bodies(), std::vector<std::string>{"late a"}) << "bytes after a closing response";
+  ::shutdown(client, SHUT_WR);  // ends the lingering close; the queue goes with the connection
+  for (int i = 0; i < kMaxTurns && owner.released == 0; ++i) context.loop.run_once(kTurn);
+  ASSERT_EQ(owner.released, 1);
+  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.reply_blocks.in_use(), 0u);
+}
+
 }  // namespace
 }  // namespace ringside::server
