@@ -52,7 +52,7 @@ int run_temp(int argc, char** argv) {
       "and remove its directory.");
   app.add_flag("--keep", options.keep, "Leave the cluster's directory on disk when stopping");
   app.add_option("--start-timeout", options.start_timeout_s,
-                 "Seconds (or 500ms, 1m, ...) for initdb, start-up and seeding together")
+                 "Seconds (or 500ms, 1m, ...) for initdb, and again for the server to accept connections")
       ->capture_default_str()
       ->transform(duration_to_seconds(1, 600));
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;

@@ -13,7 +13,6 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-#include <algorithm>
 #include <cerrno>
 #include <chrono>
 #include <cstdlib>
@@ -50,7 +49,7 @@ Binaries find_binaries() {
   std::error_code error;
   for (const auto& entry : fs::directory_iterator(kPostgresRoot, error)) {
     const std::string name = entry.path().filename().string();
-    if (name.empty() || !std::all_of(name.begin(), name.end(), ::isdigit)) continue;
+    if (name.empty() || name.find_first_not_of("0123456789") != std::string::npos) continue;
     const std::string bin = entry.path().string() + "/bin";
     if (access((bin + "/initdb").c_str(), X_OK) != 0 || access((bin + "/postgres").c_str(), X_OK) != 0)
       continue;

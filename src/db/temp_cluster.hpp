@@ -26,7 +26,7 @@ namespace ringside::db {
 
 struct TempClusterOptions {
   bool keep = false;             // leave the stopped cluster's directory on disk
-  double start_timeout_s = 60;   // initdb plus start-up plus seeding, on a loaded machine
+  double start_timeout_s = 60;   // for initdb, then again for start-up, on a loaded machine
   double stop_timeout_s = 15;    // for the fast shutdown before the postmaster is killed
 };
 
