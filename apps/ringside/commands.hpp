@@ -6,5 +6,6 @@ namespace ringside::apps {
 
 int run_serve(int argc, char** argv);
 int run_load(int argc, char** argv);
+int run_db(int argc, char** argv);  // `db temp`, `db init`
 
 }  // namespace ringside::apps

@@ -13,6 +13,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  serve     run the HTTP/1.1 server (ringside serve --help)\n"
     "  load      load-test an HTTP server (ringside load --help)\n"
+    "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
     "\n"
     "ringside 0.1.0\n";
 
@@ -34,6 +35,7 @@ int main(int argc, char** argv) {
   }
   if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);
   if (command == "load") return ringside::apps::run_load(argc - 1, argv + 1);
+  if (command == "db") return ringside::apps::run_db(argc - 1, argv + 1);
   std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);
   return 2;
 }
