@@ -314,8 +314,6 @@ class Session {
   }
 
   void finish() {
-    // Whatever is still parked gets its answer now, oldest last, so order is tested too.
-    while (!parked().empty()) answer_parked(parked().size() - 1);
     // First without reading: on a socketpair each read by the client wakes the server with every
     // ready flag set, which over TCP it would not, and would hide a FIN the server missed.
     settle(false);
@@ -418,7 +416,12 @@ class Session {
   void settle(bool client_reads) {
     int quiet = 0;
     for (int turn = 0; turn < kMaxSettleTurns; ++turn) {
-      const int events = ctx_->loop.run_once(core::Duration::zero());
+      int events = ctx_->loop.run_once(core::Duration::zero());
+      // While settling, the "database" answers what got parked, newest first (order is tested).
+      while (!parked().empty()) {
+        answer_parked(parked().size() - 1);
+        ++events;
+      }
       const std::size_t got = client_reads ? client_read(0) : 0;
       if (owner_.released && client_ < 0) return;
       quiet = events == 0 && got == 0 ? quiet + 1 : 0;

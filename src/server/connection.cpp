@@ -60,6 +60,7 @@ void Connection::process_input(std::span<const char> input) {
   std::size_t used = process(input, batch);
   processing_ = false;
   if (!is_open()) return;
+  if (queued_ > 0 && !drain_ready(batch) && !is_open()) return;
   keep_input(input.subspan(used));
   // A full queue, or a parked request that ends the connection: read nothing more until answers
   // come (on_reply_ready), so the kept input stays bounded.
@@ -175,9 +176,15 @@ void Connection::write_reply(http::OutBuffer& batch) {
 
 void Connection::write_error(http::RequestError error, http::OutBuffer& batch) {
   http::ErrorDescription description = http::describe(error);
+  phase_ = Phase::kHead;
+  if (queued_ > 0) {
+    // Behind a parked request the error waits its turn too; it ends the connection after it.
+    reply_keep_alive_ = reply_head_only_ = reply_http10_ = false;
+    park().respond({description.status, "text/plain", description.message, {}});
+    return;
+  }
   http::ResponseOptions options{};
   options.keep_alive = false;
-  phase_ = Phase::kHead;
   // Error bodies are one short line, far below the room every request starts with.
   (void)http::write_response(batch, ctx_->date.value(), description.status, "text/plain",
                              description.message, options);

@@ -310,5 +310,18 @@ TEST_F(ConnectionTest, NothingFollowsAClosingAnswerWhenADrainBeganWhileParked) {
   EXPECT_EQ(context.reply_blocks.in_use(), 0u);
 }
 
+TEST_F(ConnectionTest, AMalformedRequestBehindAParkedOneIsAnsweredAfterIt) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\n\r\nnot a request\r\n\r\n");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  EXPECT_TRUE(received.empty()) << "the 400 overtook the parked request's answer";
+  answer(g_parked[0]);
+  ASSERT_TRUE(run_until_eof());
+  const std::vector<std::string> got = bodies();
+  ASSERT_EQ(got.size(), 2u);
+  EXPECT_EQ(got[0], "late a");
+  EXPECT_EQ(received.find("HTTP/1.1 400 "), received.find("late a") + 6);
+}
+
 }  // namespace
 }  // namespace ringside::server
