@@ -25,9 +25,6 @@ struct HostPort {
 
 namespace authority_detail {
 
-constexpr bool is_hex(char c) {
-  return is_digit(c) || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
-}
 constexpr bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
 constexpr bool is_unreserved(char c) {
   return is_alpha(c) || is_digit(c) || c == '-' || c == '.' || c == '_' || c == '~';

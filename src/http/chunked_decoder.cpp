@@ -2,18 +2,9 @@
 
 #include <algorithm>
 
+#include "http/token.hpp"
+
 namespace ringside::http {
-namespace {
-
-int hex_value(char c) {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
-}
-
-}  // namespace
-
 ChunkedDecoder::Result ChunkedDecoder::feed(std::span<const char> input) {
   Result result;
   std::size_t i = 0;

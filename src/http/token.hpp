@@ -29,6 +29,14 @@ constexpr bool is_value_char(char c) {
 }
 constexpr bool is_whitespace(char c) { return c == ' ' || c == '\t'; }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
+// HEXDIG's value, or -1 (chunk sizes, percent-encoding).
+constexpr int hex_value(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+constexpr bool is_hex(char c) { return hex_value(c) >= 0; }
 constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
 
 // ASCII case-insensitive equality, for header names and tokens.

@@ -216,31 +216,29 @@ void Connection::on_drained() {
     start_lingering_close();
     return;
   }
+  send_answered_and_continue();
+}
+
+// After output drained or an answer came: sends the answered head of the queue, then answers the
+// kept input and reads on, unless something still holds the connection back.
+void Connection::send_answered_and_continue() {
   if (queued_ > 0) {
     http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
     drain_ready(batch);
-    if (!batch.empty() && !send(batch)) return;
-    if (close_after_output_) {
-      after_io();
-      return;
-    }
+    if (!is_open() || (!batch.empty() && !send(batch) && !is_open())) return;
   }
-  continue_input();
-}
-
-void Connection::continue_input() {
   // Requests that arrived while the output was stalled, or the queue full, wait in the input
   // block: answer them before reading more, or a pipelined client waits for them forever.
-  if (input_len_ > 0) {
+  if (input_len_ > 0 && !transport_.write_pending() && !close_after_output_) {
     process_input({input_, input_len_});
-    if (!is_open() || transport_.write_pending() || close_after_output_ || close_after_queue_ ||
-        queued_ >= kMaxQueued) {
-      return;
-    }
   } else {
     after_io();
   }
-  if (is_open() && !close_after_queue_) transport_.resume_reading();
+  if (!is_open() || transport_.write_pending() || close_after_output_ || close_after_queue_ ||
+      queued_ >= kMaxQueued) {
+    return;
+  }
+  transport_.resume_reading();
 }
 
 PendingReply& Connection::park() {
@@ -276,18 +274,7 @@ bool Connection::drain_ready(http::OutBuffer& batch) {
 
 void Connection::on_reply_ready() {
   if (processing_) return;  // answered inside its handler: process() drains it in order
-  http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
-  drain_ready(batch);
-  if (!is_open()) return;
-  if (!batch.empty() && !send(batch)) {
-    if (is_open()) after_io();
-    return;
-  }
-  if (close_after_output_ || queued_ > 0) {
-    after_io();
-    return;
-  }
-  continue_input();
+  send_answered_and_continue();
 }
 
 void Connection::drop_queue() {

@@ -58,7 +58,7 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
   PendingReply& park() override;
   void on_reply_ready() override;
   bool drain_ready(http::OutBuffer& batch);
-  void continue_input();
+  void send_answered_and_continue();
   void drop_queue();
 
   void process_input(std::span<const char> input);
