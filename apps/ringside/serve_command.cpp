@@ -5,11 +5,17 @@
 #include <cstdio>
 #include <cstring>
 #include <ctime>
+#include <memory>
+#include <stdexcept>
+#include <string>
 #include <system_error>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "core/socket.hpp"
+#include "db/database_url.hpp"
+#include "db/open_database.hpp"
+#include "routes/database_routes.hpp"
 #include "server/config.hpp"
 #include "server/hello_routes.hpp"
 #include "server/server.hpp"
@@ -17,7 +23,12 @@
 namespace ringside::apps {
 namespace {
 
-void parse_serve_flags(CLI::App& app, server::ServerConfig& config) {
+struct DatabaseFlags {
+  std::string url;
+  db::DatabaseSettings settings;
+};
+
+void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlags& database) {
   app.description("Run the ringside HTTP/1.1 server.");
   app.add_option("--host", config.host, "IP address to listen on (0.0.0.0, ::1, ...)")
       ->capture_default_str()
@@ -50,6 +61,23 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config) {
   app.add_option("--max-body", config.max_body, "Largest request body in bytes (k, m, g suffixes)")
       ->capture_default_str()
       ->transform(size_to_bytes(0, server::kMaxBodyLimit));
+  app.add_option("--db", database.url,
+                 "Database of /users/:id, /db, /queries, /fortunes, /updates: sqlite:PATH or a "
+                 "PostgreSQL URL (postgres://...); default sqlite:./ringside.db, created on first use")
+      ->check(CLI::Validator(
+          [](std::string& text) {
+            std::string error;
+            return db::parse_database_url(text, error) ? std::string() : error;
+          },
+          "URL", "database URL"));
+  app.add_option("--db-pool", database.settings.pool,
+                 "PostgreSQL connections per worker (queries are pipelined on each)")
+      ->capture_default_str()
+      ->check(count_in(1, db::kMaxPool));
+  app.add_option("--db-timeout", database.settings.timeout_s,
+                 "Seconds a query may take before its request gets 503")
+      ->capture_default_str()
+      ->transform(duration_to_seconds(db::kMinDbTimeoutS, db::kMaxDbTimeoutS));
 }
 
 // Waits for SIGINT, SIGTERM or SIGHUP: the first drains, a second one stops at once.
@@ -69,9 +97,12 @@ void wait_for_signals(server::Server& server, const sigset_t& signals) {
 
 int run_serve(int argc, char** argv) {
   server::ServerConfig config;
+  DatabaseFlags database;
   CLI::App app("ringside serve", "ringside serve");
-  parse_serve_flags(app, config);
+  parse_serve_flags(app, config, database);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  std::string url_error;
+  database.settings.target = *db::parse_database_url(database.url, url_error);  // checked above
 
   const sigset_t signals = take_shutdown_signals();
 
@@ -83,20 +114,37 @@ int run_serve(int argc, char** argv) {
                  config.max_connections, static_cast<unsigned long long>(file_limit));
   }
 
+  // The database file must be usable before anything listens: a bad one is the user's to fix.
+  try {
+    db::prepare_database(database.settings);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ringside serve: --db: %s\n", error.what());
+    return 2;
+  }
+
   server::Router router;
   server::add_hello_routes(router);
+  routes::add_database_routes(router);
+  auto make_worker_database = [&database](core::EventLoop& loop, unsigned worker_index)
+      -> std::unique_ptr<server::WorkerExtension> {
+    return std::make_unique<routes::DatabaseWorker>(db::open_database(database.settings, loop),
+                                                    worker_index);
+  };
   try {
-    server::Server server(config, std::move(router));
+    server::Server server(config, std::move(router), make_worker_database);
     server.start();
-    std::printf("ringside serve: listening on http://%s (%u threads, max %zu connections)\n",
+    std::printf("ringside serve: listening on http://%s (%u threads, max %zu connections, db %s)\n",
                 core::host_port(config.host, server.port()).c_str(), config.threads,
-                config.max_connections);
+                config.max_connections, db::describe(database.settings.target).c_str());
     std::fflush(stdout);
     wait_for_signals(server, signals);
     server.wait();
   } catch (const std::system_error& error) {
     std::fprintf(stderr, "ringside serve: %s\n", error.what());
     return 1;
+  } catch (const std::runtime_error& error) {  // a worker's database would not open
+    std::fprintf(stderr, "ringside serve: --db: %s\n", error.what());
+    return 2;
   }
   std::fprintf(stderr, "ringside serve: stopped\n");
   return 0;

@@ -12,6 +12,10 @@ http::OutBuffer& Exchange::body() {
 
 PendingReply& Exchange::defer() { return queue_->park(); }
 
+WorkerExtension* Exchange::extension() const {
+  return context_ != nullptr ? context_->extension : nullptr;
+}
+
 void PendingReply::start(WorkerContext& context, ReplyQueue* waiter, bool keep_alive,
                          bool head_only, bool http10) {
   context_ = &context;

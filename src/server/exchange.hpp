@@ -32,6 +32,7 @@ namespace ringside::server {
 
 struct WorkerContext;
 class PendingReply;
+class WorkerExtension;
 
 inline constexpr std::size_t kMaxRouteParams = 4;
 
@@ -67,6 +68,8 @@ class Exchange {
   // connection (a router test routes bare requests).
   [[nodiscard]] PendingReply& defer();
   [[nodiscard]] bool can_defer() const { return queue_ != nullptr; }
+  // The worker's extension (see server/worker_extension.hpp), or nullptr when the server has none.
+  [[nodiscard]] WorkerExtension* extension() const;
 
   RouteParams params;
 

@@ -43,7 +43,7 @@ std::string validate(const ServerConfig& config) {
   return "";
 }
 
-Server::Server(ServerConfig config, Router router)
+Server::Server(ServerConfig config, Router router, ExtensionFactory extension_factory)
     : config_(checked(config)),
       router_(std::move(router)),
       connection_slots_(config_.max_connections) {
@@ -60,7 +60,9 @@ Server::Server(ServerConfig config, Router router)
       }
     }
     for (int fd : listeners) {
-      workers_.push_back(std::make_unique<Worker>(config_, router_, fd, connection_slots_));
+      const auto index = static_cast<unsigned>(workers_.size());
+      workers_.push_back(std::make_unique<Worker>(config_, router_, fd, connection_slots_,
+                                                  extension_factory, index));
     }
   } catch (...) {
     for (std::size_t i = workers_.size(); i < listeners.size(); ++i) ::close(listeners[i]);

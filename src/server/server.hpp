@@ -16,6 +16,7 @@
 #include "server/config.hpp"
 #include "server/connection_slots.hpp"
 #include "server/router.hpp"
+#include "server/worker_extension.hpp"
 
 namespace ringside::server {
 
@@ -23,7 +24,8 @@ class Worker;
 
 class Server {
  public:
-  Server(ServerConfig config, Router router);
+  // `extension_factory` (optional) makes each worker's WorkerExtension, on this thread.
+  Server(ServerConfig config, Router router, ExtensionFactory extension_factory = {});
   ~Server();
   Server(const Server&) = delete;
   Server& operator=(const Server&) = delete;

@@ -20,12 +20,14 @@ constexpr auto kMaxWait = std::chrono::seconds(1);
 }  // namespace
 
 Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd,
-               ConnectionSlots& slots)
+               ConnectionSlots& slots, const ExtensionFactory& extension_factory, unsigned index)
     : ctx_(config, router),
+      extension_(extension_factory ? extension_factory(ctx_.loop, index) : nullptr),
       listen_fd_(listen_fd),
       slots_(slots),
       waker_(ctx_.loop, [] {}) {
   ctx_.owner = this;
+  ctx_.extension = extension_.get();
   if (!ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
     throw std::system_error(errno, std::generic_category(), "epoll_ctl(listener)");
   }
@@ -33,6 +35,7 @@ Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd,
 
 Worker::~Worker() {
   close_all();
+  extension_.reset();  // before ctx_'s pools, which its answers in flight give back to
   if (listen_fd_ >= 0) ::close(listen_fd_);
 }
 
@@ -53,6 +56,10 @@ void Worker::run() {
     ctx_.loop.run_once(next_wait());
     ctx_.date.update(std::time(nullptr));
     expire_timers();
+    if (extension_) {
+      extension_->on_timer(ctx_.loop.now());
+      extension_->after_events();
+    }
     if (!accepting_ && !ctx_.draining && ctx_.loop.now() >= resume_at_) resume_accepting();
   }
   close_all();
@@ -66,6 +73,7 @@ core::Duration Worker::next_wait() const {
     if (!list->empty()) until = std::min(until, list->next_deadline());
   }
   if (!accepting_ && !ctx_.draining) until = std::min(until, resume_at_);
+  if (extension_) until = std::min(until, extension_->next_deadline());
   if (ctx_.draining) until = std::min(until, drain_deadline_);
   return std::max(until - now, core::Duration::zero());
 }

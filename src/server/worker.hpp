@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstddef>
 #include <deque>
+#include <memory>
 
 #include "core/event_loop.hpp"
 #include "core/waker.hpp"
@@ -17,7 +18,8 @@ namespace ringside::server {
 
 class Worker final : private ConnectionOwner {
  public:
-  Worker(const ServerConfig& config, const Router& router, int listen_fd, ConnectionSlots& slots);
+  Worker(const ServerConfig& config, const Router& router, int listen_fd, ConnectionSlots& slots,
+         const ExtensionFactory& extension_factory, unsigned index);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -51,6 +53,8 @@ class Worker final : private ConnectionOwner {
   void release(Connection& connection) override;
 
   WorkerContext ctx_;
+  // After ctx_, so destroyed before its pools: answers in flight give their replies back.
+  std::unique_ptr<WorkerExtension> extension_;
   Listener listener_{*this};
   int listen_fd_;
   bool accepting_ = true;

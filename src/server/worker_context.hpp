@@ -15,6 +15,7 @@
 #include "server/config.hpp"
 #include "server/exchange.hpp"
 #include "server/router.hpp"
+#include "server/worker_extension.hpp"
 
 namespace ringside::server {
 
@@ -94,6 +95,7 @@ struct WorkerContext {
   std::array<char, kMaxReplyBody> body_scratch;  // Exchange::body(): a body built and sent now
   http::OutBuffer body_scratch_buffer{body_scratch.data(), body_scratch.size()};
   ConnectionOwner* owner = nullptr;
+  WorkerExtension* extension = nullptr;  // the routes' per-worker state, if the server has any
   bool draining = false;
   std::size_t open_connections = 0;
 };
