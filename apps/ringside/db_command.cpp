@@ -33,13 +33,28 @@ constexpr timespec kParentCheck{0, 100'000'000};
 enum class Stop { signal, parent_gone, cluster_gone };
 
 // Waits for SIGINT, SIGTERM or SIGHUP, for our parent to die (we are reparented: getppid changes),
-// or for the postmaster to exit on its own.
+// or for the postmaster to exit on its own. SIGUSR1 kills PostgreSQL and SIGUSR2 starts it again,
+// for outage tests; each is announced on stderr once done.
 Stop wait_for_stop(const sigset_t& signals, pid_t parent, db::TempCluster& cluster, int& signal_number) {
   while (true) {
     signal_number = sigtimedwait(&signals, nullptr, &kParentCheck);
+    if (signal_number == SIGUSR1 || signal_number == SIGUSR2) {
+      try {
+        if (signal_number == SIGUSR1) {
+          cluster.kill_server();
+          std::fprintf(stderr, "ringside db temp: PostgreSQL killed (SIGUSR1); SIGUSR2 restarts it\n");
+        } else {
+          cluster.restart_server();
+          std::fprintf(stderr, "ringside db temp: PostgreSQL restarted on port %d\n", cluster.port());
+        }
+      } catch (const std::exception& error) {
+        std::fprintf(stderr, "ringside db temp: %s\n", error.what());
+      }
+      continue;
+    }
     if (signal_number > 0) return Stop::signal;
     if (getppid() != parent) return Stop::parent_gone;
-    if (!cluster.running()) return Stop::cluster_gone;
+    if (!cluster.killed_on_purpose() && !cluster.running()) return Stop::cluster_gone;
   }
 }
 
@@ -49,7 +64,8 @@ int run_temp(int argc, char** argv) {
   app.description(
       "Start a throwaway PostgreSQL cluster (fsync off), seed database `ringside`, print its URL on\n"
       "stdout and run until SIGINT/SIGTERM/SIGHUP or until the parent process exits; then stop it\n"
-      "and remove its directory.");
+      "and remove its directory. For outage tests, SIGUSR1 kills PostgreSQL (as a crash would) and\n"
+      "SIGUSR2 starts it again on the same port.");
   app.add_flag("--keep", options.keep, "Leave the cluster's directory on disk when stopping");
   app.add_option("--start-timeout", options.start_timeout_s,
                  "Seconds (or 500ms, 1m, ...) for initdb, and again for the server to accept connections")
@@ -58,7 +74,10 @@ int run_temp(int argc, char** argv) {
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
 
   // Before anything starts: a signal during start-up waits, pending, until the URL is out.
-  const sigset_t signals = take_shutdown_signals();
+  sigset_t signals = take_shutdown_signals();
+  sigaddset(&signals, SIGUSR1);
+  sigaddset(&signals, SIGUSR2);
+  pthread_sigmask(SIG_BLOCK, &signals, nullptr);
   const pid_t parent = getppid();
 
   db::TempCluster cluster(options);

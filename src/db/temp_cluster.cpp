@@ -219,8 +219,8 @@ void TempCluster::run_initdb() {
   }
 }
 
-bool TempCluster::start_postmaster() {
-  port_ = free_port();
+bool TempCluster::start_postmaster(int port) {
+  port_ = port != 0 ? port : free_port();
   std::vector<std::string> args = {
       bin_dir_ + "/postgres", "-D", directory_ + "/data",
       "-c", "listen_addresses=127.0.0.1",
@@ -294,6 +294,28 @@ bool TempCluster::running() {
     return false;
   }
   return true;
+}
+
+void TempCluster::kill_server() {
+  if (postmaster_ <= 0) throw std::runtime_error("PostgreSQL is not running");
+  kill(-group_, SIGKILL);  // the postmaster's process group: every backend with it
+  int status = 0;
+  waitpid(postmaster_, &status, 0);
+  postmaster_ = -1;
+  killed_on_purpose_ = true;
+}
+
+void TempCluster::restart_server() {
+  if (postmaster_ > 0) return;
+  if (group_ > 0) kill(-group_, SIGKILL);  // a backend that outlived its postmaster
+  if (!start_postmaster(port_)) {
+    throw std::runtime_error("PostgreSQL could not take its port " + std::to_string(port_) +
+                             " again: " + last_log_line("postgres.log"));
+  }
+  if (postmaster_ <= 0) {
+    throw std::runtime_error("PostgreSQL did not restart: " + last_log_line("postgres.log"));
+  }
+  killed_on_purpose_ = false;
 }
 
 void TempCluster::stop() {

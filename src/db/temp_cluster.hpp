@@ -43,6 +43,12 @@ class TempCluster {
   void stop();
   // True while the postmaster has not exited (reaps it if it has).
   bool running();
+  // For outage tests: kill the postmaster and its backends at once, as a crash would; then start
+  // it again on the same port with the same data (it recovers as after a crash). restart_server()
+  // returns once it accepts connections; both throw std::runtime_error with one line.
+  void kill_server();
+  void restart_server();
+  [[nodiscard]] bool killed_on_purpose() const { return killed_on_purpose_; }
 
   // postgres://postgres@127.0.0.1:PORT/ringside: over TCP, as the routes under test and their
   // peers in the benchmarks connect.
@@ -57,7 +63,8 @@ class TempCluster {
  private:
   void make_directory();
   void run_initdb();
-  bool start_postmaster();  // false when the port was taken meanwhile: pick another
+  // On `port`, or a free one when 0. False when the port was taken meanwhile: pick another.
+  bool start_postmaster(int port = 0);
   void wait_until_ready();
   void create_database();
   std::string socket_url_for(const std::string& database) const;
@@ -74,6 +81,7 @@ class TempCluster {
   uid_t uid_ = 0;  // the cluster's owner: `postgres` when we are root, else ourselves
   gid_t gid_ = 0;
   bool stat_statements_preload_ = false;
+  bool killed_on_purpose_ = false;
 };
 
 }  // namespace ringside::db
