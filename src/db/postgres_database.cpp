@@ -75,7 +75,7 @@ struct Operation {
   void set_detail(std::string_view text) {
     text = text.substr(0, text.find('\n'));
     detail_len = static_cast<std::uint8_t>(std::min(text.size(), sizeof detail));
-    std::memcpy(detail, text.data(), detail_len);
+    if (detail_len > 0) std::memcpy(detail, text.data(), detail_len);
   }
   [[nodiscard]] std::string_view detail_view() const { return {detail, detail_len}; }
 };
@@ -269,7 +269,7 @@ class PostgresDatabase final : public Database {
     // reads), and the detail is copied before the operation is reused.
     std::array<char, sizeof op.detail> text;
     const std::size_t length = std::min(detail.size(), text.size());
-    std::memcpy(text.data(), detail.data(), length);
+    if (length > 0) std::memcpy(text.data(), detail.data(), length);  // an empty view may be null
     release(op);
     if (sink != nullptr) sink->on_done(outcome, {text.data(), length});
   }
