@@ -117,10 +117,12 @@ void DatabaseCall::begin_write() {
 
 void DatabaseCall::on_user(const db::UserRow& row) {
   http::OutBuffer json(block_, kBlockBytes);
-  const std::size_t needed = 96 + http::json_string_size(row.name) +
-                             http::json_string_size(row.email) +
-                             http::json_string_size(row.created_at);
-  if (needed > kBlockBytes) {
+  // The worst case (every byte escaped as \u00XX) is checked cheaply; only a user whose fields
+  // might not fit is measured exactly.
+  const std::size_t plain = row.name.size() + row.email.size() + row.created_at.size();
+  if (96 + 6 * plain > kBlockBytes &&
+      96 + http::json_string_size(row.name) + http::json_string_size(row.email) +
+              http::json_string_size(row.created_at) > kBlockBytes) {
     overflow_ = true;
     return;
   }

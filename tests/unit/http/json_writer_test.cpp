@@ -36,6 +36,13 @@ TEST(JsonWriter, WritesNothingWithoutRoom) {
   EXPECT_FALSE(append_json_number(out, 0)) << "a number needs up to 20 bytes of room";
 }
 
+TEST(JsonWriter, ExactRoomIsEnoughThoughTheWorstCaseIsNot) {
+  std::array<char, 12> storage{};
+  OutBuffer out(storage.data(), storage.size());
+  ASSERT_TRUE(append_json_string(out, "0123456789"));  // 12 bytes; the worst case would be 62
+  EXPECT_EQ(out.view(), R"("0123456789")");
+}
+
 TEST(JsonWriter, Numbers) {
   std::array<char, 64> storage{};
   OutBuffer out(storage.data(), storage.size());
