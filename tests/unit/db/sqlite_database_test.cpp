@@ -6,9 +6,11 @@
 #include <chrono>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "core/event_loop.hpp"
 #include "db/schema.hpp"
+#include "db/sqlite_checkpointer.hpp"
 #include "sqlite_test_support.hpp"
 
 namespace ringside::db {
@@ -237,6 +239,28 @@ TEST_F(SqliteDatabaseTest, AFailedReadIsReportedAndTheNextReadWorks) {
   EXPECT_EQ(again.fortunes.size(), kFortunes.size());
 }
 
+TEST_F(SqliteDatabaseTest, AFailedReadOfSeveralRowsLeavesNoTransactionOpen) {
+  ASSERT_EQ(raw_.exec("ALTER TABLE world RENAME TO world_away"), SQLITE_OK);
+  const std::array<std::int32_t, 3> ids = {1, 2, 3};
+  Recorder failed;
+  database_->read_worlds(ids, failed);
+  EXPECT_EQ(failed.done, 1);
+  EXPECT_EQ(failed.outcome, Outcome::kFailed);
+  EXPECT_NE(failed.detail.find("world"), std::string::npos) << failed.detail;
+  ASSERT_EQ(raw_.exec("ALTER TABLE world_away RENAME TO world"), SQLITE_OK);
+
+  // BEGIN IMMEDIATE would fail inside a transaction left open by the read.
+  const std::array<WorldRow, 1> rows = {{{1, 99}}};
+  Recorder write;
+  database_->write_worlds(rows, write);
+  EXPECT_EQ(write.outcome, Outcome::kOk) << write.detail;
+  Recorder read;
+  database_->read_worlds(ids, read);
+  EXPECT_EQ(read.outcome, Outcome::kOk);
+  EXPECT_EQ(read.worlds.size(), 3u);
+  EXPECT_EQ(stored_number(1), 99);
+}
+
 // /updates starts its write from the reads' on_done, inside read_worlds.
 class WriteAfterRead final : public Sink {
  public:
@@ -273,6 +297,27 @@ TEST_F(SqliteDatabaseTest, WritesStillWaitingEndWhenTheDatabaseCloses) {
   database_.reset();
   EXPECT_EQ(write.done, 1);
   EXPECT_EQ(write.outcome, Outcome::kUnavailable);
+}
+
+// The WAL is checkpointed by the file's checkpointer thread, not inside a worker's commit.
+TEST_F(SqliteDatabaseTest, CheckpointsRunOnTheCheckpointerThread) {
+  const std::shared_ptr<sqlite::Checkpointer> checkpointer = sqlite::Checkpointer::for_file(path_);
+  const std::uint64_t before = checkpointer->checkpoints();
+  // Each commit of 20 spread rows adds about 14 pages to the WAL: 200 of them pass the
+  // checkpoint threshold of 1000 pages more than twice.
+  std::array<WorldRow, 20> rows{};
+  for (int commit = 0; commit < 200; ++commit) {
+    for (int i = 0; i < 20; ++i) rows[i] = {1 + i * 500 + commit % 500, commit + 1};
+    Recorder write;
+    database_->write_worlds(rows, write);
+    ASSERT_EQ(write.outcome, Outcome::kOk) << write.detail;
+  }
+  // The thread runs when the scheduler lets it: wait for it, with a generous bound.
+  const auto give_up = std::chrono::steady_clock::now() + std::chrono::seconds(60);
+  while (checkpointer->checkpoints() == before && std::chrono::steady_clock::now() < give_up) {
+    std::this_thread::sleep_for(1ms);
+  }
+  EXPECT_GT(checkpointer->checkpoints(), before);
 }
 
 TEST(SqliteDatabaseOpen, AFileThatIsNotThereThrowsNamingIt) {
