@@ -1,5 +1,5 @@
-// `ringside db temp` and `ringside db init`: flags and signals around db::TempCluster and
-// db::init_schema.
+// `ringside db temp` and `ringside db init`: flags and signals around db::TempCluster,
+// db::init_schema (PostgreSQL) and db::init_sqlite.
 #include <signal.h>
 #include <unistd.h>
 
@@ -8,13 +8,16 @@
 #include <cstring>
 #include <ctime>
 #include <exception>
+#include <optional>
 #include <string>
 #include <string_view>
 
 #include "cli_support.hpp"
 #include "commands.hpp"
 #include "db/connection.hpp"
+#include "db/database_url.hpp"
 #include "db/schema.hpp"
+#include "db/sqlite_database.hpp"
 #include "db/temp_cluster.hpp"
 
 namespace ringside::apps {
@@ -25,7 +28,7 @@ constexpr const char* kDbUsage =
     "\n"
     "commands:\n"
     "  temp      start a throwaway, seeded PostgreSQL; print its URL (ringside db temp --help)\n"
-    "  init      create and seed the schema in a database (ringside db init --help)\n";
+    "  init      create and seed the schema in a database, SQLite or PostgreSQL (ringside db init --help)\n";
 
 // How often `db temp` looks whether the process that started it is still there.
 constexpr timespec kParentCheck{0, 100'000'000};
@@ -117,24 +120,37 @@ int run_temp(int argc, char** argv) {
   return 0;
 }
 
+int init_sqlite_file(const std::string& path) {
+  try {
+    db::init_sqlite(path);
+  } catch (const std::exception& error) {
+    std::fprintf(stderr, "ringside db init: --db: %s\n", error.what());
+    return 2;  // the file is the user's to fix, as for `ringside serve`
+  }
+  std::fprintf(stderr,
+               "ringside db init: seeded users (%d rows), world (%d rows), fortune (%zu rows) in %s\n",
+               db::kUserRows, db::kWorldRows, db::kFortunes.size(), path.c_str());
+  return 0;
+}
+
 int run_init(int argc, char** argv) {
   std::string url;
   CLI::App app("ringside db init", "ringside db init");
   app.description("Create the users, world and fortune tables and seed them (idempotent).");
-  app.add_option("--db", url, "Database URL: postgres://USER@HOST:PORT/NAME (any libpq URL)")
+  app.add_option("--db", url,
+                 "Database: sqlite:PATH (a file, created if missing) or postgres://USER@HOST:PORT/NAME "
+                 "(any libpq URL)")
       ->required();
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
 
-  const std::string_view scheme = std::string_view(url).substr(0, url.find(':'));
-  if (scheme == "sqlite") {
-    std::fprintf(stderr, "ringside db init: --db sqlite:... is not yet supported (use postgres://...)\n");
+  std::string url_error;
+  const std::optional<db::DatabaseTarget> target = db::parse_database_url(url, url_error);
+  if (!target || url.empty()) {
+    std::fprintf(stderr, "ringside db init: --db: %s\n",
+                 url.empty() ? "needs sqlite:PATH or a postgres://... URL" : url_error.c_str());
     return 2;
   }
-  if (scheme != "postgres" && scheme != "postgresql") {
-    std::fprintf(stderr, "ringside db init: --db must be a postgres://... or postgresql://... URL, not '%s'\n",
-                 url.c_str());
-    return 2;
-  }
+  if (target->backend == db::Backend::kSqlite) return init_sqlite_file(target->location);
   try {
     db::Connection connection = db::connect(url);
     db::InitResult result = db::init_schema(connection.get());

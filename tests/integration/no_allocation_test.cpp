@@ -1,5 +1,7 @@
 // Verifies that the server allocates nothing per request in steady state: keep-alive requests,
-// pipelined batches, requests split across writes, and connection churn, once warmed up.
+// pipelined batches, requests split across writes, and connection churn, once warmed up; on the
+// hello routes, on parked requests, and on the database routes over SQLite (SQLite's own malloc
+// is not operator new, and not ours to count).
 // Counts every operator new in the process (the client side below uses only stack buffers).
 #include <arpa/inet.h>
 #include <gtest/gtest.h>
@@ -12,10 +14,14 @@
 #include <cstdint>
 #include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <new>
+#include <string>
 #include <string_view>
 
+#include "db/sqlite_database.hpp"
 #include "hello_server.hpp"
+#include "routes/database_routes.hpp"
 
 #include "allocation_counter.hpp"
 
@@ -75,18 +81,57 @@ bool receive_responses(int fd, int count) {
   return true;
 }
 
+// Reads until `count` responses have arrived, each framed by its Content-Length; false unless
+// every one is a 200 (a database route that fails answers 500 or 503).
+bool receive_framed_responses(int fd, int count) {
+  constexpr std::string_view kLength = "Content-Length: ";
+  char buffer[65536];
+  std::size_t kept = 0;
+  std::size_t body_left = 0;  // of the response whose head was read; 0: a head comes next
+  int seen = 0;
+  while (seen < count) {
+    ssize_t n = recv(fd, buffer + kept, sizeof buffer - kept, 0);
+    if (n <= 0) return false;
+    const std::size_t size = kept + static_cast<std::size_t>(n);
+    std::size_t at = 0;
+    while (seen < count) {
+      if (body_left > 0) {
+        const std::size_t skip = std::min(body_left, size - at);
+        body_left -= skip;
+        at += skip;
+        if (body_left > 0) break;  // the rest of the body is still on its way
+        ++seen;
+        continue;
+      }
+      const std::string_view rest(buffer + at, size - at);
+      const std::size_t end = rest.find("\r\n\r\n");
+      if (end == std::string_view::npos) break;
+      const std::string_view head = rest.substr(0, end);
+      const std::size_t length = head.find(kLength);
+      if (!head.starts_with("HTTP/1.1 200 ") || length == std::string_view::npos) return false;
+      body_left = std::strtoul(head.data() + length + kLength.size(), nullptr, 10);
+      at += end + 4;
+      if (body_left == 0) ++seen;
+    }
+    std::memmove(buffer, buffer + at, size - at);
+    kept = size - at;
+  }
+  return kept == 0;
+}
+
 struct Traffic {
   std::uint16_t port;
   std::string_view request = kRequest;
+  bool (*receive)(int fd, int count) = receive_responses;
 
   bool keep_alive(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
-      if (!send_all(fd, request.data(), request.size()) || !receive_responses(fd, 1)) return false;
+      if (!send_all(fd, request.data(), request.size()) || !receive(fd, 1)) return false;
     }
     return true;
   }
   bool pipelined(int fd, int batches) {
-    char batch[16 * 64];
+    char batch[16 * 96];
     std::size_t size = 0;
     for (int i = 0; i < 16; ++i) {
       // Alternate with the plain route, so answers wait in the queue behind parked requests.
@@ -95,14 +140,14 @@ struct Traffic {
       size += one.size();
     }
     for (int i = 0; i < batches; ++i) {
-      if (!send_all(fd, batch, size) || !receive_responses(fd, 16)) return false;
+      if (!send_all(fd, batch, size) || !receive(fd, 16)) return false;
     }
     return true;
   }
   bool split(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
       if (!send_all(fd, request.data(), 7) ||
-          !send_all(fd, request.data() + 7, request.size() - 7) || !receive_responses(fd, 1)) {
+          !send_all(fd, request.data() + 7, request.size() - 7) || !receive(fd, 1)) {
         return false;
       }
     }
@@ -183,6 +228,52 @@ TEST(NoAllocation, ParkedRequestsAllocateNothing) {
   close(fd);
   server->stop(false);
   server->wait();
+}
+
+// The database routes on a seeded SQLite file: each answers inside its handler, from pooled calls
+// and row blocks; /updates writes in a transaction too.
+TEST(NoAllocation, SqliteDatabaseRoutesAllocateNothing) {
+  std::string directory =
+      (std::filesystem::temp_directory_path() / "ringside-no-allocation-XXXXXX").string();
+  ASSERT_NE(mkdtemp(directory.data()), nullptr);
+  const std::string path = directory + "/routes.db";
+  db::prepare_sqlite(path);
+  {
+    server::ServerConfig config;
+    config.port = 0;
+    config.threads = 1;
+    server::Router router;
+    server::add_hello_routes(router);
+    routes::add_database_routes(router);
+    auto server = std::make_unique<server::Server>(
+        config, std::move(router),
+        [&path](core::EventLoop& loop, unsigned worker) -> std::unique_ptr<server::WorkerExtension> {
+          return std::make_unique<routes::DatabaseWorker>(db::open_sqlite_database(path, 5, loop),
+                                                          worker);
+        });
+    server->start();
+
+    for (std::string_view request :
+         {"GET /users/1 HTTP/1.1\r\nHost: test\r\n\r\n", "GET /db HTTP/1.1\r\nHost: test\r\n\r\n",
+          "GET /queries?queries=20 HTTP/1.1\r\nHost: test\r\n\r\n",
+          "GET /fortunes HTTP/1.1\r\nHost: test\r\n\r\n",
+          "GET /updates?queries=5 HTTP/1.1\r\nHost: test\r\n\r\n"}) {
+      Traffic traffic{server->port(), request, receive_framed_responses};
+      int fd = connect_to(server->port());
+      ASSERT_GE(fd, 0);
+      ASSERT_TRUE(traffic.all(fd, 2)) << request;  // warm-up
+
+      const std::size_t before = alloc_count::allocations();
+      const bool ok = traffic.all(fd, 5);
+      const std::size_t after = alloc_count::allocations();
+      ASSERT_TRUE(ok) << request;
+      EXPECT_EQ(after - before, 0u) << "allocations during steady-state " << request;
+      close(fd);
+    }
+    server->stop(false);
+    server->wait();
+  }
+  std::filesystem::remove_all(directory);
 }
 
 // The counter itself: an allocation through any replaceable operator new moves it, so no form can

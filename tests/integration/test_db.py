@@ -229,7 +229,7 @@ class UsageTest(unittest.TestCase):
 
     def test_bad_flags_exit_2_with_one_line(self):
         for args in (["temp", "--bogus"], ["init"], ["init", "--db", "mysql://x"],
-                     ["init", "--db", "sqlite:ringside.db"], ["bogus"]):
+                     ["init", "--db", "sqlite:"], ["bogus"]):
             code, stderr = self.run_db(*args)
             self.assertEqual(code, 2, args)
             self.assertEqual(len(stderr.strip().splitlines()), 1, stderr)
