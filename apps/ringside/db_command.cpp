@@ -145,9 +145,11 @@ int run_init(int argc, char** argv) {
 
   std::string url_error;
   const std::optional<db::DatabaseTarget> target = db::parse_database_url(url, url_error);
-  if (!target || url.empty()) {
+  if (!target || url.empty() || target->backend == db::Backend::kNone) {
     std::fprintf(stderr, "ringside db init: --db: %s\n",
-                 url.empty() ? "needs sqlite:PATH or a postgres://... URL" : url_error.c_str());
+                 target && !url.empty() ? "none names no database to seed"
+                 : url.empty()          ? "needs sqlite:PATH or a postgres://... URL"
+                                        : url_error.c_str());
     return 2;
   }
   if (target->backend == db::Backend::kSqlite) return init_sqlite_file(target->location);

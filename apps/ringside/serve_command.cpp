@@ -63,7 +63,7 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
       ->transform(size_to_bytes(0, server::kMaxBodyLimit));
   app.add_option("--db", database.url,
                  "Database of /users/:id, /db, /queries, /fortunes, /updates: sqlite:PATH or a "
-                 "PostgreSQL URL (postgres://...); default sqlite:./ringside.db, created on first use")
+                 "PostgreSQL URL (postgres://...), or none; default sqlite:./ringside.db, created on first use")
       ->check(CLI::Validator(
           [](std::string& text) {
             std::string error;
@@ -127,8 +127,9 @@ int run_serve(int argc, char** argv) {
   routes::add_database_routes(router);
   auto make_worker_database = [&database](core::EventLoop& loop, unsigned worker_index)
       -> std::unique_ptr<server::WorkerExtension> {
-    return std::make_unique<routes::DatabaseWorker>(db::open_database(database.settings, loop),
-                                                    worker_index);
+    std::unique_ptr<db::Database> worker_database = db::open_database(database.settings, loop);
+    if (!worker_database) return nullptr;  // --db none: the database routes answer 503
+    return std::make_unique<routes::DatabaseWorker>(std::move(worker_database), worker_index);
   };
   try {
     server::Server server(config, std::move(router), make_worker_database);

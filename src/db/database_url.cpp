@@ -4,6 +4,7 @@ namespace ringside::db {
 
 std::optional<DatabaseTarget> parse_database_url(std::string_view text, std::string& error) {
   if (text.empty()) return DatabaseTarget{Backend::kSqlite, std::string(kDefaultSqliteFile)};
+  if (text == "none") return DatabaseTarget{Backend::kNone, {}};
   if (text.starts_with("sqlite:")) {
     std::string_view path = text.substr(7);
     if (path.starts_with("//")) path.remove_prefix(2);  // sqlite://PATH, as some tools write it
@@ -18,11 +19,12 @@ std::optional<DatabaseTarget> parse_database_url(std::string_view text, std::str
     return DatabaseTarget{Backend::kPostgres, std::string(text)};
   }
   error = "not a database URL: " + std::string(text) +
-          " (use sqlite:PATH, postgres://user@host:port/dbname, or a libpq key=value string)";
+          " (use sqlite:PATH, postgres://user@host:port/dbname, a libpq key=value string, or none)";
   return std::nullopt;
 }
 
 std::string describe(const DatabaseTarget& target) {
+  if (target.backend == Backend::kNone) return "none";
   if (target.backend == Backend::kSqlite) return "sqlite:" + target.location;
   std::string text = target.location;
   // postgres://user:secret@host -> postgres://user:***@host

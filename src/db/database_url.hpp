@@ -3,6 +3,8 @@
 //   sqlite:PATH          SQLite in PATH (sqlite:./a.db, sqlite:/tmp/x.db)
 //   postgres://...       PostgreSQL, any libpq URL (postgresql:// too)
 //   host=... dbname=...  PostgreSQL, a libpq key=value string
+//   none                 no database: the database routes answer 503 (a hello-world server that
+//                        creates no file)
 #pragma once
 
 #include <optional>
@@ -11,7 +13,7 @@
 
 namespace ringside::db {
 
-enum class Backend { kSqlite, kPostgres };
+enum class Backend { kSqlite, kPostgres, kNone };
 
 struct DatabaseTarget {
   Backend backend = Backend::kSqlite;

@@ -10,6 +10,7 @@ void prepare_database(const DatabaseSettings& settings) {
 }
 
 std::unique_ptr<Database> open_database(const DatabaseSettings& settings, core::EventLoop& loop) {
+  if (settings.target.backend == Backend::kNone) return nullptr;
   if (settings.target.backend == Backend::kSqlite) {
     return open_sqlite_database(settings.target.location, settings.timeout_s, loop);
   }

@@ -29,8 +29,8 @@ inline constexpr double kMaxDbTimeoutS = 600;
 // PostgreSQL: nothing; the server starts even when the database is down, and reconnects.
 void prepare_database(const DatabaseSettings& settings);
 
-// One worker's database, driven by that worker's loop. Throws std::runtime_error (SQLite) when
-// the file cannot be opened.
+// One worker's database, driven by that worker's loop; nullptr for Backend::kNone. Throws
+// std::runtime_error (SQLite) when the file cannot be opened.
 std::unique_ptr<Database> open_database(const DatabaseSettings& settings, core::EventLoop& loop);
 
 }  // namespace ringside::db

@@ -11,7 +11,8 @@ SERVER_PID=""
 
 start_ringside() {
   local port=$1 dir=$2
-  taskset -c "$SERVER_CPU" "$RINGSIDE_BIN" serve --host 127.0.0.1 --port "$port" --threads 1 \
+  # --db none: a hello-world run opens no database (and creates no ./ringside.db).
+  taskset -c "$SERVER_CPU" "$RINGSIDE_BIN" serve --host 127.0.0.1 --port "$port" --threads 1 --db none \
     >"$dir/stdout.log" 2>"$dir/stderr.log" &
   SERVER_PID=$!
 }
