@@ -210,6 +210,25 @@ class DefaultFileTest(Routes, unittest.TestCase):
         self.assertEqual([message for _, message in fortune], FORTUNES)
 
 
+class NoDatabaseTest(unittest.TestCase):
+    """--db none: the database routes answer 503 and no file is created where the server runs."""
+
+    def test_routes_say_503_and_no_file_appears(self):
+        directory = tempfile.mkdtemp(prefix="ringside-nodb-")
+        try:
+            with Server("--db", "none", threads=1, preexec_fn=lambda: os.chdir(directory)) as server:
+                for path in ("/users/1", "/db", "/fortunes"):
+                    with server.connect() as sock:
+                        sock.sendall(get(path))
+                        self.assertEqual(read_responses(sock, 1, timeout=10), [503], path)
+                with server.connect() as sock:
+                    sock.sendall(get("/json"))
+                    self.assertEqual(read_responses(sock, 1, timeout=10), [200])
+            self.assertEqual(os.listdir(directory), [])
+        finally:
+            shutil.rmtree(directory)
+
+
 def hammer_updates(port, connections, requests, statuses, errors):
     """`connections` threads, each sending `requests` /updates?queries=20 on one keep-alive
     connection; collects every status, and anything that went wrong (a timeout is a hang)."""
