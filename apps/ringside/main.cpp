@@ -14,6 +14,7 @@ constexpr const char* kUsage =
     "  serve     run the HTTP/1.1 server (ringside serve --help)\n"
     "  load      load-test an HTTP server (ringside load --help)\n"
     "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
+    "  compare   check and list the contestants (ringside compare --help)\n"
     "\n"
     "ringside 0.1.0\n";
 
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);
   if (command == "load") return ringside::apps::run_load(argc - 1, argv + 1);
   if (command == "db") return ringside::apps::run_db(argc - 1, argv + 1);
+  if (command == "compare") return ringside::apps::run_compare(argc - 1, argv + 1);
   std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);
   return 2;
 }

@@ -1,0 +1,72 @@
+// A blocking HTTP/1.1 client for checking servers, not for load: one connection to 127.0.0.1,
+// every wait bounded by a timeout, responses framed by ringside's own response parser
+// (http/response_parser.hpp), so a contestant is judged by the same framing rules as under load.
+//
+//   HttpConnection connection;
+//   if (!connection.connect(port, 5.0, error)) ...
+//   connection.send(get_request("/json"), error);
+//   HttpResponse response;
+//   if (!connection.read_response(response, 5.0, error)) ...   // error: one phrase
+//
+// Bytes after a response stay buffered for the next read, so pipelined responses are read one by
+// one in order.
+#pragma once
+
+#include <chrono>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+namespace ringside::harness {
+
+enum class Framing { kContentLength, kChunked, kUntilClose, kNone };
+
+struct HttpResponse {
+  int status = 0;
+  int version_minor = 1;
+  std::vector<std::pair<std::string, std::string>> headers;  // as sent, in order
+  std::string body;                                            // decoded (chunks joined)
+  Framing framing = Framing::kNone;
+  bool keep_alive = true;  // false: the server said Connection: close (or HTTP/1.0 without keep-alive)
+
+  // The first header of that name (ASCII case-insensitive); nullptr when absent.
+  [[nodiscard]] const std::string* header(std::string_view name) const;
+};
+
+class HttpConnection {
+ public:
+  HttpConnection() = default;
+  ~HttpConnection();
+  HttpConnection(const HttpConnection&) = delete;
+  HttpConnection& operator=(const HttpConnection&) = delete;
+
+  // Connects to 127.0.0.1:port with TCP_NODELAY; false with `error` set ("connection refused").
+  bool connect(int port, double timeout_s, std::string& error);
+  bool send(std::string_view bytes, double timeout_s, std::string& error);
+  // One send() per byte with `pause` after each, so the request reaches the server in many
+  // segments (TCP_NODELAY stops the kernel from merging them).
+  bool send_bytewise(std::string_view bytes, std::chrono::milliseconds pause, double timeout_s,
+                     std::string& error);
+  // The next whole response; false with `error` set on a timeout, a close, or bad framing.
+  bool read_response(HttpResponse& response, double timeout_s, std::string& error);
+  // Bytes received beyond the responses read so far.
+  [[nodiscard]] std::size_t buffered() const { return buffer_.size(); }
+  void close();
+
+ private:
+  // Reads more bytes, waiting until the deadline; 0 at EOF, -1 on error or timeout (error set).
+  long fill(std::chrono::steady_clock::time_point deadline, std::string& error);
+
+  int fd_ = -1;
+  std::string buffer_;
+};
+
+// "GET PATH HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"
+std::string get_request(std::string_view path);
+
+// One GET on a fresh connection.
+bool fetch(int port, std::string_view path, double timeout_s, HttpResponse& response,
+           std::string& error);
+
+}  // namespace ringside::harness

@@ -1,0 +1,47 @@
+// Placeholders in a contestant's argv and environment: `{port}`, `{threads}`, `{db_url}`, `{dir}`
+// (the contestant's folder, absolute), `{workdir}` (a fresh empty directory per start) and
+// `{ringside}` (the running ringside binary). A placeholder is `{` + lower-case letters or `_` +
+// `}`; any other brace is literal, so a JSON argument such as `{"a":1}` needs no escaping.
+//
+//   std::string error = check_placeholders(text, kStartPlaceholders);  // "" when all are known
+//   std::string argument = expand_placeholders(text, values);
+//
+// Which placeholders a field may use depends on when it is expanded: `build` and `version` run
+// before any port or work directory exists, so they take only {dir} and {ringside}.
+#pragma once
+
+#include <cstdint>
+#include <string>
+#include <string_view>
+
+namespace ringside::harness {
+
+enum class Placeholder : std::uint8_t { kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside };
+
+using PlaceholderSet = std::uint8_t;  // bit (1 << Placeholder)
+
+constexpr PlaceholderSet placeholder_bit(Placeholder p) {
+  return static_cast<PlaceholderSet>(1u << static_cast<unsigned>(p));
+}
+
+inline constexpr PlaceholderSet kStartPlaceholders = 0x3f;  // all six
+inline constexpr PlaceholderSet kBuildPlaceholders =
+    placeholder_bit(Placeholder::kDir) | placeholder_bit(Placeholder::kRingside);
+
+struct PlaceholderValues {
+  std::string port;
+  std::string threads;
+  std::string db_url;
+  std::string dir;
+  std::string workdir;
+  std::string ringside;
+};
+
+// "" when every placeholder in text is known and in `allowed`; otherwise one phrase naming the
+// first one that is not ("unknown placeholder {prot} (known: ...)").
+std::string check_placeholders(std::string_view text, PlaceholderSet allowed);
+
+// Replaces each known placeholder by its value; unknown ones stay as written (check first).
+std::string expand_placeholders(std::string_view text, const PlaceholderValues& values);
+
+}  // namespace ringside::harness

@@ -1,0 +1,64 @@
+#include "harness/placeholders.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ringside::harness {
+namespace {
+
+PlaceholderValues values() {
+  return {"8080", "4", "postgres://u@127.0.0.1:5432/db", "/src/contestants/x", "/tmp/run-1",
+          "/usr/bin/ringside"};
+}
+
+TEST(ExpandPlaceholders, ReplacesEveryKnownOne) {
+  struct Case {
+    const char* text;
+    const char* expected;
+  };
+  const Case cases[] = {
+      {"{port}", "8080"},
+      {"--port={port}", "--port=8080"},
+      {"{threads}", "4"},
+      {"{db_url}", "postgres://u@127.0.0.1:5432/db"},
+      {"{dir}/server.js", "/src/contestants/x/server.js"},
+      {"{workdir}/nginx.conf", "/tmp/run-1/nginx.conf"},
+      {"{ringside}", "/usr/bin/ringside"},
+      {"{port}:{port}", "8080:8080"},
+      {"plain", "plain"},
+      {"", ""},
+  };
+  for (const Case& c : cases) EXPECT_EQ(expand_placeholders(c.text, values()), c.expected) << c.text;
+}
+
+TEST(ExpandPlaceholders, LeavesOtherBracesAlone) {
+  EXPECT_EQ(expand_placeholders(R"({"a":1})", values()), R"({"a":1})");
+  EXPECT_EQ(expand_placeholders("{}", values()), "{}");
+  EXPECT_EQ(expand_placeholders("{PORT}", values()), "{PORT}");
+  EXPECT_EQ(expand_placeholders("{port", values()), "{port");
+  EXPECT_EQ(expand_placeholders("{{port}}", values()), "{8080}");
+  EXPECT_EQ(expand_placeholders("{nope}", values()), "{nope}");  // check_placeholders refuses it
+}
+
+TEST(CheckPlaceholders, AcceptsKnownOnesWhereAllowed) {
+  EXPECT_EQ(check_placeholders("--port={port} -t {threads} {db_url} {dir} {workdir} {ringside}",
+                               kStartPlaceholders),
+            "");
+  EXPECT_EQ(check_placeholders(R"(--config={"x":{"y":1}})", kStartPlaceholders), "");
+  EXPECT_EQ(check_placeholders("{dir}/build.sh {ringside}", kBuildPlaceholders), "");
+}
+
+TEST(CheckPlaceholders, NamesAnUnknownOne) {
+  const std::string error = check_placeholders("--port={prot}", kStartPlaceholders);
+  EXPECT_NE(error.find("unknown placeholder {prot}"), std::string::npos) << error;
+  EXPECT_NE(error.find("{port}"), std::string::npos) << error;  // lists the known ones
+}
+
+TEST(CheckPlaceholders, RefusesOnesNotAvailableInThatField) {
+  const std::string error = check_placeholders("cargo build --jobs {threads}", kBuildPlaceholders);
+  EXPECT_NE(error.find("{threads} is not available here"), std::string::npos) << error;
+  EXPECT_NE(check_placeholders("{port}", kBuildPlaceholders), "");
+  EXPECT_NE(check_placeholders("{workdir}", kBuildPlaceholders), "");
+}
+
+}  // namespace
+}  // namespace ringside::harness
