@@ -1,0 +1,44 @@
+'use strict';
+// fastify 5 as its docs advise for speed: no logger, response schemas (fast-json-stringify
+// serialises the 200 bodies).
+
+const Fastify = require('fastify');
+const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+
+const port = portFromEnv();
+const users = createUsers();
+const app = Fastify({ logger: false });
+
+const messageSchema = {
+  type: 'object',
+  properties: { message: { type: 'string' } },
+};
+const userSchema = {
+  type: 'object',
+  properties: {
+    id: { type: 'integer' },
+    name: { type: 'string' },
+    email: { type: 'string' },
+    created_at: { type: 'string' },
+  },
+};
+
+app.get('/', async () => {
+  return 'Hello World!';
+});
+
+app.get('/json', { schema: { response: { 200: messageSchema } } }, async () => {
+  return { message: 'Hello, World!' };
+});
+
+app.get('/users/:id', { schema: { response: { 200: userSchema } } }, async (request, reply) => {
+  const { status, body } = await users.find(request.params.id);
+  reply.code(status);
+  return body;
+});
+
+app.listen({ port, host: '127.0.0.1', backlog: BACKLOG }).catch((error) => {
+  console.error(error.message);
+  process.exit(1);
+});
+stopOn(() => app.close().then(users.end));

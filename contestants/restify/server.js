@@ -1,0 +1,28 @@
+'use strict';
+// restify 11, no audit logger or other plugins.
+
+const restify = require('restify');
+const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+
+const port = portFromEnv();
+const users = createUsers();
+const server = restify.createServer();
+
+server.get('/', (req, res, next) => {
+  res.header('Content-Type', 'text/plain');
+  res.send(200, 'Hello World!');
+  return next();
+});
+
+server.get('/json', (req, res, next) => {
+  res.json(200, { message: 'Hello, World!' });
+  return next();
+});
+
+server.get('/users/:id', async (req, res) => {
+  const { status, body } = await users.find(req.params.id);
+  res.json(status, body);
+});
+
+server.listen({ port, host: '127.0.0.1', backlog: BACKLOG });
+stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

@@ -1,0 +1,227 @@
+//! ringside contestant: hyper 0.14 (HTTP/1.1) on tokio's multi-thread runtime, with a fixed set
+//! of tokio-postgres connections for /users/:id.
+//!
+//! Usage: rust-hyper --port N --threads N --db URL [--pool N]
+
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use hyper::header::{HeaderValue, CONTENT_TYPE};
+use hyper::server::conn::Http;
+use hyper::service::service_fn;
+use hyper::{Body, Method, Request, Response, StatusCode};
+use serde::Serialize;
+use tokio::net::TcpSocket;
+use tokio::signal::unix::{signal, SignalKind};
+use tokio_postgres::{Client, NoTls, Statement};
+
+const USER_SQL: &str = "SELECT id, name, email, \
+     to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
+     FROM users WHERE id = $1";
+// net.core.somaxconn caps it; tokio's default (1024) overflows under a 10,000-connection burst.
+const LISTEN_BACKLOG: u32 = 65535;
+const DEFAULT_POOL: usize = 10;
+
+struct Options {
+    port: u16,
+    threads: usize,
+    db: String,
+    pool: usize,
+}
+
+fn usage_error(message: &str) -> ! {
+    eprintln!("rust-hyper: {message} (usage: rust-hyper --port N --threads N --db URL [--pool N])");
+    std::process::exit(2);
+}
+
+fn number<T: std::str::FromStr>(flag: &str, text: &str, min: T) -> T
+where
+    T: PartialOrd,
+{
+    match text.parse::<T>() {
+        Ok(n) if n >= min => n,
+        _ => usage_error(&format!("{flag} wants a positive integer, got '{text}'")),
+    }
+}
+
+fn parse_options() -> Options {
+    let mut options = Options { port: 0, threads: 1, db: String::new(), pool: DEFAULT_POOL };
+    let mut args = std::env::args().skip(1);
+    while let Some(flag) = args.next() {
+        let value = args.next().unwrap_or_else(|| usage_error(&format!("{flag} needs a value")));
+        match flag.as_str() {
+            "--port" => options.port = number("--port", &value, 1),
+            "--threads" => options.threads = number("--threads", &value, 1),
+            "--db" => options.db = value,
+            "--pool" => options.pool = number("--pool", &value, 1),
+            _ => usage_error(&format!("unknown flag {flag}")),
+        }
+    }
+    if options.port == 0 || options.db.is_empty() {
+        usage_error("--port and --db are required");
+    }
+    options
+}
+
+/// tokio-postgres has no pool of its own: a client pipelines the queries of many tasks over one
+/// connection, so a fixed set of clients, each with the statement prepared, taken in turn, is one.
+struct Database {
+    clients: Vec<(Client, Statement)>,
+    next: AtomicUsize,
+}
+
+impl Database {
+    async fn connect(url: &str, size: usize) -> Result<Database, tokio_postgres::Error> {
+        let mut clients = Vec::with_capacity(size);
+        for _ in 0..size {
+            let (client, connection) = tokio_postgres::connect(url, NoTls).await?;
+            tokio::spawn(async move {
+                if let Err(error) = connection.await {
+                    eprintln!("rust-hyper: database connection ended: {error}");
+                }
+            });
+            let statement = client.prepare(USER_SQL).await?;
+            clients.push((client, statement));
+        }
+        Ok(Database { clients, next: AtomicUsize::new(0) })
+    }
+
+    fn pick(&self) -> &(Client, Statement) {
+        &self.clients[self.next.fetch_add(1, Ordering::Relaxed) % self.clients.len()]
+    }
+}
+
+#[derive(Serialize)]
+struct Message {
+    message: &'static str,
+}
+
+#[derive(Serialize)]
+struct User {
+    id: i32,
+    name: String,
+    email: String,
+    created_at: String,
+}
+
+fn reply(status: StatusCode, content_type: &'static str, body: impl Into<Body>) -> Response<Body> {
+    let mut response = Response::new(body.into());
+    *response.status_mut() = status;
+    response.headers_mut().insert(CONTENT_TYPE, HeaderValue::from_static(content_type));
+    response
+}
+
+fn json_error(status: StatusCode, message: &str) -> Response<Body> {
+    let body = serde_json::json!({ "error": message }).to_string() + "\n";
+    reply(status, "application/json", body)
+}
+
+/// A positive decimal integer that fits in 63 bits: no sign, no leading zero.
+fn parse_user_id(text: &str) -> Option<i64> {
+    if text.is_empty() || text.len() > 19 || text.starts_with('0') {
+        return None;
+    }
+    if !text.bytes().all(|b| b.is_ascii_digit()) {
+        return None;
+    }
+    text.parse::<i64>().ok()
+}
+
+async fn user(db: &Database, text: &str) -> Response<Body> {
+    let id = match parse_user_id(text) {
+        Some(id) => id,
+        None => return json_error(StatusCode::BAD_REQUEST, "the user id must be a positive integer"),
+    };
+    let not_found = || json_error(StatusCode::NOT_FOUND, &format!("no user with id {id}"));
+    // users.id is an integer column: a larger id has no row (and PostgreSQL would refuse it).
+    let id32 = match i32::try_from(id) {
+        Ok(id32) => id32,
+        Err(_) => return not_found(),
+    };
+    let (client, statement) = db.pick();
+    match client.query_opt(statement, &[&id32]).await {
+        Ok(Some(row)) => {
+            let user = User { id: row.get(0), name: row.get(1), email: row.get(2), created_at: row.get(3) };
+            reply(StatusCode::OK, "application/json", serde_json::to_vec(&user).unwrap())
+        }
+        Ok(None) => not_found(),
+        Err(error) => {
+            eprintln!("rust-hyper: query failed: {error}");
+            json_error(StatusCode::INTERNAL_SERVER_ERROR, "database error")
+        }
+    }
+}
+
+async fn route(request: Request<Body>, db: Arc<Database>) -> Result<Response<Body>, Infallible> {
+    if request.method() != Method::GET && request.method() != Method::HEAD {
+        return Ok(reply(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "method not allowed\n"));
+    }
+    let path = request.uri().path();
+    Ok(match path {
+        "/" => reply(StatusCode::OK, "text/plain", "Hello World!"),
+        "/json" => {
+            let body = serde_json::to_vec(&Message { message: "Hello, World!" }).unwrap();
+            reply(StatusCode::OK, "application/json", body)
+        }
+        _ => match path.strip_prefix("/users/") {
+            Some(id) => user(&db, id).await,
+            None => reply(StatusCode::NOT_FOUND, "text/plain", "no route for this path\n"),
+        },
+    })
+}
+
+async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
+    let db = Arc::new(Database::connect(&options.db, options.pool).await?);
+    let address = SocketAddr::from(([127, 0, 0, 1], options.port));
+    let socket = TcpSocket::new_v4()?;
+    socket.set_reuseaddr(true)?;
+    socket.bind(address)?;
+    let listener = socket.listen(LISTEN_BACKLOG)?;
+    let mut http = Http::new();
+    http.http1_only(true).http1_keep_alive(true);
+    let mut terminate = signal(SignalKind::terminate())?;
+    let mut interrupt = signal(SignalKind::interrupt())?;
+    loop {
+        tokio::select! {
+            accepted = listener.accept() => {
+                let stream = match accepted {
+                    Ok((stream, _)) => stream,
+                    Err(error) => {
+                        // Out of descriptors, say: back off rather than spin.
+                        eprintln!("rust-hyper: accept: {error}");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                };
+                let _ = stream.set_nodelay(true);
+                let http = http.clone();
+                let db = db.clone();
+                tokio::spawn(async move {
+                    let service = service_fn(move |request| route(request, db.clone()));
+                    let _ = http.serve_connection(stream, service).await;
+                });
+            }
+            _ = terminate.recv() => break,
+            _ = interrupt.recv() => break,
+        }
+    }
+    Ok(())
+}
+
+fn main() {
+    let options = parse_options();
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(options.threads)
+        .enable_all()
+        .build()
+        .expect("tokio runtime");
+    if let Err(error) = runtime.block_on(serve(options)) {
+        eprintln!("rust-hyper: {error}");
+        std::process::exit(1);
+    }
+    // Connections still open are dropped with the runtime.
+    runtime.shutdown_timeout(Duration::from_secs(1));
+}
