@@ -275,7 +275,10 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   manifest.build_inputs = reader.strings("build_inputs", false).value_or(std::vector<std::string>{});
   for (const std::string& input : manifest.build_inputs) check_relative(reader, "build_inputs", input);
   manifest.start = *reader.strings("start", true);
-  if (manifest.start.empty()) reader.fail("start", "must not be empty", reader.node("start"));
+  // A contestant listed only to say why it cannot run (rocket) has nothing to start.
+  if (manifest.start.empty() && manifest.available) {
+    reader.fail("start", "must not be empty", reader.node("start"));
+  }
   check_argv(reader, "start", manifest.start, kStartPlaceholders);
   manifest.ready_path = *reader.string("ready_path", true);
   if (manifest.ready_path.empty() || manifest.ready_path.front() != '/' ||
@@ -361,12 +364,14 @@ Runnability check_runnable(const Contestant& contestant) {
   if (!manifest.available) return {false, "not available: " + manifest.reason, ""};
   std::vector<std::string> missing;
   for (const std::string& program : manifest.required) {
+    // A bare name is a program on PATH; a path (relative to the folder) is a file that must be
+    // there: a runtime's binary, or a package that npm ci installs (node_modules/pg/package.json).
     const bool found = program.find('/') != std::string::npos
-                           ? access((contestant.dir / program).c_str(), X_OK) == 0
+                           ? access((contestant.dir / program).c_str(), F_OK) == 0
                            : on_path(program);
     if (!found) {
       missing.push_back(program + (program.find('/') != std::string::npos
-                                       ? " (no such executable in the folder)"
+                                       ? " (no such file, relative to the folder)"
                                        : " (not on PATH)"));
     }
   }

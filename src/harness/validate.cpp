@@ -1,6 +1,8 @@
 #include "harness/validate.hpp"
 
 #include <algorithm>
+#include <cstdint>
+#include <limits>
 #include <ctime>
 #include <nlohmann/json.hpp>
 
@@ -62,14 +64,16 @@ bool is_imf_fixdate(std::string_view date) {
   return date.size() == 29 && end != nullptr && *end == '\0';
 }
 
-bool parse_positive(std::string_view text, long& value) {
-  if (text.empty() || text.size() > 9) return false;
+// The contract of /users/:id: a positive decimal integer without a sign or leading zeros that
+// fits in 63 bits is an id (found or not); anything else is not (400).
+bool parse_user_id(std::string_view text, std::uint64_t& value) {
+  if (text.empty() || text.size() > 19 || text[0] == '0') return false;
   value = 0;
   for (char c : text) {
     if (c < '0' || c > '9') return false;
-    value = value * 10 + (c - '0');
+    value = value * 10 + static_cast<std::uint64_t>(c - '0');  // 19 digits fit in 64 bits
   }
-  return value > 0;
+  return value <= static_cast<std::uint64_t>(std::numeric_limits<std::int64_t>::max());
 }
 
 Check passed(std::string name) { return {std::move(name), true, {}}; }
@@ -85,7 +89,12 @@ std::vector<std::string> probe_paths(const std::vector<Route>& routes) {
       case Route::kHello: paths.emplace_back("/"); break;
       case Route::kJson: paths.emplace_back("/json"); break;
       case Route::kUsers:
-        for (const char* path : {"/users/1", "/users/10001", "/users/abc", "/users/0"}) {
+        // Found; past the table, past 32 bits and at the 63-bit limit (404); and not ids at
+        // all: past 63 bits, zero, signed, a leading zero, letters (400).
+        for (const char* path : {"/users/1", "/users/4242", "/users/10000", "/users/10001",
+                                 "/users/2147483648", "/users/9223372036854775807",
+                                 "/users/9223372036854775808", "/users/0", "/users/-1",
+                                 "/users/01", "/users/abc"}) {
           paths.emplace_back(path);
         }
         break;
@@ -198,10 +207,10 @@ Expectation expectation_for(std::string_view path) {
   if (path == "/json") return {200, "application/json", std::string(kJsonBody), true};
   constexpr std::string_view kUsers = "/users/";
   if (path.substr(0, kUsers.size()) == kUsers) {
-    long id = 0;
-    if (!parse_positive(path.substr(kUsers.size()), id)) return {400, "", "", false};
-    if (id > kUserRows) return {404, "", "", false};
-    return {200, "application/json", user_json(id), true};
+    std::uint64_t id = 0;
+    if (!parse_user_id(path.substr(kUsers.size()), id)) return {400, "", "", false, true};
+    if (id > static_cast<std::uint64_t>(kUserRows)) return {404, "", "", false, true};
+    return {200, "application/json", user_json(static_cast<long>(id)), true};
   }
   return {404, "", "", false};
 }
@@ -230,6 +239,11 @@ std::string judge_response(const HttpResponse& response, const Expectation& expe
     if (body.is_discarded()) return "body " + quote(response.body) + " is not JSON";
     if (body != nlohmann::json::parse(expected.body)) {
       return "body " + quote(response.body) + " (expected " + quote(expected.body) + ")";
+    }
+  } else if (expected.json_error) {
+    const auto body = nlohmann::json::parse(response.body, nullptr, false);
+    if (!body.is_object() || !body.contains("error")) {
+      return "body " + quote(response.body) + " is not a JSON object with \"error\"";
     }
   } else if (!expected.body.empty() && response.body != expected.body) {
     return "body " + quote(response.body) + " (expected " + quote(expected.body) + ")";

@@ -41,6 +41,7 @@ struct Expectation {
   std::string_view content_type;  // media type; "" when any (error answers)
   std::string body;               // exact body when !json; empty and !json: any body
   bool json = false;              // body compared as JSON
+  bool json_error = false;        // body must be a JSON object with an "error" member
 };
 
 Expectation expectation_for(std::string_view path);

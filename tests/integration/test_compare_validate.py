@@ -102,7 +102,7 @@ class ValidateFixturesTest(CompareTest):
         self.assertEqual(sorted(lines), ["escaping-child", "exits-early", "good", "ignores-sigterm",
                                          "missing-runtime", "never-ready", "unavailable",
                                          "wrong-body"], out)
-        self.assertRegex(lines["good"], r"^PASS good \(Python [0-9.]+\): 9 of 9 checks$")
+        self.assertRegex(lines["good"], r"^PASS good \(Python [0-9.]+\): 16 of 16 checks$")
         self.assertTrue(lines["wrong-body"].startswith("FAIL wrong-body"), out)
         self.assertIn("GET /: body 'Hello World' (expected 'Hello World!')", lines["wrong-body"])
         self.assertIn(f"not ready within {READY_TIMEOUT} s (GET /: connect: Connection refused)",

@@ -227,7 +227,7 @@ TEST(CheckRunnable, SaysWhyAndHowToInstall) {
   const Runnability lacks = check_runnable(all[0]);
   EXPECT_FALSE(lacks.runnable);
   EXPECT_EQ(lacks.reason,
-            "needs no-such-program-xyz (not on PATH), bin/tool (no such executable in the folder)");
+            "needs no-such-program-xyz (not on PATH), bin/tool (no such file, relative to the folder)");
   EXPECT_EQ(lacks.install, "npm ci");
   EXPECT_TRUE(check_runnable(all[1]).runnable);
   const Runnability off = check_runnable(all[2]);

@@ -44,10 +44,24 @@ TEST(JudgeResponse, AcceptsARightAnswerWhateverItsJsonLayout) {
                                     R"("created_at":"2024-01-01T00:00:01Z"})"),
                            expectation_for("/users/1")),
             "");
-  HttpResponse chunked = response(404, "", "gone");
+  HttpResponse chunked = response(404, "", R"({"error":"no such user"})");
   chunked.headers.pop_back();
   chunked.framing = Framing::kChunked;
   EXPECT_EQ(judge_response(chunked, expectation_for("/users/10001")), "");
+}
+
+TEST(JudgeResponse, UserIdsFollowTheContract) {
+  EXPECT_EQ(expectation_for("/users/10000").status, 200);
+  for (const char* path : {"/users/10001", "/users/2147483648", "/users/9223372036854775807"}) {
+    EXPECT_EQ(expectation_for(path).status, 404) << path;
+  }
+  for (const char* path : {"/users/9223372036854775808", "/users/0", "/users/-1", "/users/01",
+                           "/users/abc", "/users/1x", "/users/"}) {
+    EXPECT_EQ(expectation_for(path).status, 400) << path;
+  }
+  EXPECT_EQ(judge_response(response(404, "application/json", "not found"),
+                           expectation_for("/users/10001")),
+            "body 'not found' is not a JSON object with \"error\"");
 }
 
 TEST(JudgeResponse, NamesWhatIsWrong) {
