@@ -170,7 +170,7 @@ def load_figures(doc):
     codes = doc["status"]["codes"]
     non_2xx = sum(n for code, n in codes.items() if not code.startswith("2"))
     return {
-        "rps": doc["requests_per_s"],
+        "rps": doc["requests_per_s"]["overall"],
         "p50_ms": doc["latency_us"]["percentiles"]["50"] / 1000.0,
         "p99_ms": doc["latency_us"]["percentiles"]["99"] / 1000.0,
         "errors": doc["requests"]["failed"] + non_2xx,

@@ -27,6 +27,8 @@ constexpr Duration kMaxBackoff = 1s;
 // A query aborted because an earlier one in its pipeline failed never ran: it is sent again, up
 // to this many times.
 constexpr std::uint8_t kMaxRetries = 3;
+// Operations in flight on a connection before the next ones go to another (pick_ready_link).
+constexpr std::size_t kSpillDepth = 32;
 
 constexpr const char* kUserStatement = "u";
 constexpr const char* kWorldStatement = "w";
@@ -280,10 +282,14 @@ class PostgresDatabase final : public Database {
     return timeout_text_;
   }
 
+  // Few connections with deep pipelines make each query cheaper for PostgreSQL (and wake fewer
+  // of its backends): the first ready connection takes operations until kSpillDepth are in
+  // flight on it; only then do they spill to the least busy one.
   Link* pick_ready_link() {
     Link* best = nullptr;
     for (auto& link : links_) {
       if (link->state != Link::State::kReady) continue;
+      if (link->in_flight.size < kSpillDepth) return link.get();
       if (best == nullptr || link->in_flight.size < best->in_flight.size) best = link.get();
     }
     return best;
