@@ -1,0 +1,276 @@
+#include "harness/results.hpp"
+
+#include <cmath>
+#include <fstream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+namespace ringside::harness {
+namespace {
+
+using nlohmann::json;
+
+json number(double value) { return std::isfinite(value) ? json(value) : json(nullptr); }
+
+double number_of(const json& object, const char* key) {
+  if (!object.contains(key) || object.at(key).is_null()) return kUnmeasured;
+  if (!object.at(key).is_number()) throw ResultsError(std::string("field '") + key + "' is not a number");
+  return object.at(key).get<double>();
+}
+
+template <typename T>
+T value_of(const json& object, const char* key, T fallback) {
+  if (!object.contains(key) || object.at(key).is_null()) return fallback;
+  try {
+    return object.at(key).get<T>();
+  } catch (const json::exception&) {
+    throw ResultsError(std::string("field '") + key + "' has the wrong type");
+  }
+}
+
+json latency_json(const LatencyFigures& l) {
+  return {{"p50", number(l.p50)},     {"p90", number(l.p90)},   {"p99", number(l.p99)},
+          {"p99.9", number(l.p999)},  {"p99.99", number(l.p9999)},
+          {"max", number(l.max)},     {"mean", number(l.mean)}};
+}
+
+LatencyFigures latency_of(const json& j) {
+  LatencyFigures l;
+  l.p50 = number_of(j, "p50");
+  l.p90 = number_of(j, "p90");
+  l.p99 = number_of(j, "p99");
+  l.p999 = number_of(j, "p99.9");
+  l.p9999 = number_of(j, "p99.99");
+  l.max = number_of(j, "max");
+  l.mean = number_of(j, "mean");
+  return l;
+}
+
+json round_json(const RoundFigures& r) {
+  return {
+      {"round", r.round},
+      {"duration_s", number(r.duration_s)},
+      {"completed", r.completed},
+      {"failed", r.failed},
+      {"requests_per_s", number(r.requests_per_s)},
+      {"target_rate", number(r.target_rate)},
+      {"latency_us", latency_json(r.latency)},
+      {"statuses", r.statuses},
+      {"errors", r.errors},
+      {"server_cpu_s", number(r.server_cpu_s)},
+      {"server_cpu_us_per_request", number(r.server_cpu_us_per_request)},
+      {"loader_cpu_s", number(r.loader_cpu_s)},
+      {"loader_cpu_share", number(r.loader_cpu_share)},
+      {"rss_peak_kib", number(r.rss_peak_kib)},
+      {"rss_mean_kib", number(r.rss_mean_kib)},
+      {"kernel",
+       {{"listen_overflows", r.kernel.listen_overflows},
+        {"listen_drops", r.kernel.listen_drops},
+        {"syn_retransmits", r.kernel.syn_retransmits},
+        {"resets_sent", r.kernel.resets_sent},
+        {"established_peak", r.kernel.established_peak}}},
+      {"histogram_log", r.histogram_log},
+      {"flags", r.flags},
+      {"notes", r.notes},
+  };
+}
+
+RoundFigures round_of(const json& j) {
+  RoundFigures r;
+  r.round = value_of<unsigned>(j, "round", 0);
+  r.duration_s = number_of(j, "duration_s");
+  r.completed = value_of<std::uint64_t>(j, "completed", 0);
+  r.failed = value_of<std::uint64_t>(j, "failed", 0);
+  r.requests_per_s = number_of(j, "requests_per_s");
+  r.target_rate = number_of(j, "target_rate");
+  if (j.contains("latency_us")) r.latency = latency_of(j.at("latency_us"));
+  r.statuses = value_of<std::map<std::string, std::uint64_t>>(j, "statuses", {});
+  r.errors = value_of<std::map<std::string, std::uint64_t>>(j, "errors", {});
+  r.server_cpu_s = number_of(j, "server_cpu_s");
+  r.server_cpu_us_per_request = number_of(j, "server_cpu_us_per_request");
+  r.loader_cpu_s = number_of(j, "loader_cpu_s");
+  r.loader_cpu_share = number_of(j, "loader_cpu_share");
+  r.rss_peak_kib = number_of(j, "rss_peak_kib");
+  r.rss_mean_kib = number_of(j, "rss_mean_kib");
+  if (j.contains("kernel")) {
+    const json& k = j.at("kernel");
+    r.kernel.listen_overflows = value_of<std::uint64_t>(k, "listen_overflows", 0);
+    r.kernel.listen_drops = value_of<std::uint64_t>(k, "listen_drops", 0);
+    r.kernel.syn_retransmits = value_of<std::uint64_t>(k, "syn_retransmits", 0);
+    r.kernel.resets_sent = value_of<std::uint64_t>(k, "resets_sent", 0);
+    r.kernel.established_peak = value_of<std::uint64_t>(k, "established_peak", 0);
+  }
+  r.histogram_log = value_of<std::string>(j, "histogram_log", "");
+  r.flags = value_of<std::vector<std::string>>(j, "flags", {});
+  r.notes = value_of<std::vector<std::string>>(j, "notes", {});
+  return r;
+}
+
+json point_json(const PointResult& p) {
+  json rounds = json::array();
+  for (const RoundFigures& r : p.rounds) rounds.push_back(round_json(r));
+  return {{"workload", p.workload},
+          {"contestant", p.contestant},
+          {"mode", p.mode},
+          {"connections", p.connections},
+          {"rate", number(p.rate)},
+          {"loader", p.loader},
+          {"rounds", rounds},
+          {"median", round_json(p.median)},
+          {"requests_per_s_min", number(p.requests_per_s_min)},
+          {"requests_per_s_max", number(p.requests_per_s_max)},
+          {"noisy", p.noisy},
+          {"failure", p.failure}};
+}
+
+PointResult point_of(const json& j) {
+  PointResult p;
+  p.workload = value_of<std::string>(j, "workload", "");
+  p.contestant = value_of<std::string>(j, "contestant", "");
+  if (p.workload.empty() || p.contestant.empty()) {
+    throw ResultsError("a point lacks its 'workload' or 'contestant'");
+  }
+  p.mode = value_of<std::string>(j, "mode", "closed");
+  p.connections = value_of<unsigned>(j, "connections", 0);
+  p.rate = number_of(j, "rate");
+  p.loader = value_of<std::string>(j, "loader", "ringside");
+  if (j.contains("rounds")) {
+    for (const json& r : j.at("rounds")) p.rounds.push_back(round_of(r));
+  }
+  if (j.contains("median")) p.median = round_of(j.at("median"));
+  p.requests_per_s_min = number_of(j, "requests_per_s_min");
+  p.requests_per_s_max = number_of(j, "requests_per_s_max");
+  p.noisy = value_of<bool>(j, "noisy", false);
+  p.failure = value_of<std::string>(j, "failure", "");
+  return p;
+}
+
+}  // namespace
+
+std::string to_json_text(const RunResults& results) {
+  json machine = {{"cpu_model", results.machine.cpu_model},
+                  {"cores", results.machine.cores},
+                  {"kernel", results.machine.kernel},
+                  {"memory_kib", results.machine.memory_kib},
+                  {"governor", results.machine.governor},
+                  {"server_cpus", results.machine.server_cpus},
+                  {"load_cpus", results.machine.load_cpus},
+                  {"warnings", results.machine.warnings}};
+  json workloads = json::array();
+  for (const WorkloadInfo& w : results.workloads) {
+    workloads.push_back({{"name", w.name}, {"method", w.method}, {"path", w.path},
+                         {"mode", w.mode}, {"loader", w.loader}});
+  }
+  json contestants = json::array();
+  for (const ContestantResult& c : results.contestants) {
+    contestants.push_back({{"name", c.name},
+                           {"description", c.description},
+                           {"runtime", c.runtime},
+                           {"version", c.version},
+                           {"threads", c.threads},
+                           {"status", c.status},
+                           {"reason", c.reason},
+                           {"last_output", c.last_output},
+                           {"rss_idle_kib", number(c.rss_idle_kib)},
+                           {"rss_after_kib", number(c.rss_after_kib)}});
+  }
+  json points = json::array();
+  for (const PointResult& p : results.points) points.push_back(point_json(p));
+  const json document = {{"schema", results.schema},
+                         {"ringside_version", results.ringside_version},
+                         {"scenario", {{"name", results.scenario_name}, {"file", results.scenario_file}}},
+                         {"started_at", results.started_at},
+                         {"finished_at", results.finished_at},
+                         {"partial", results.partial},
+                         {"rounds", results.rounds},
+                         {"baseline", results.baseline},
+                         {"machine", machine},
+                         {"workloads", workloads},
+                         {"contestants", contestants},
+                         {"points", points}};
+  return document.dump(2) + "\n";
+}
+
+RunResults from_json_text(const std::string& text) {
+  const json document = json::parse(text, nullptr, false);
+  if (document.is_discarded() || !document.is_object()) throw ResultsError("not a JSON object");
+  RunResults results;
+  results.schema = value_of<std::string>(document, "schema", "");
+  if (results.schema != kResultsSchema) {
+    throw ResultsError("schema '" + results.schema + "' is not " + kResultsSchema);
+  }
+  results.ringside_version = value_of<std::string>(document, "ringside_version", "");
+  if (document.contains("scenario")) {
+    results.scenario_name = value_of<std::string>(document.at("scenario"), "name", "");
+    results.scenario_file = value_of<std::string>(document.at("scenario"), "file", "");
+  }
+  results.started_at = value_of<std::string>(document, "started_at", "");
+  results.finished_at = value_of<std::string>(document, "finished_at", "");
+  results.partial = value_of<bool>(document, "partial", false);
+  results.rounds = value_of<unsigned>(document, "rounds", 0);
+  results.baseline = value_of<std::string>(document, "baseline", "");
+  if (document.contains("machine")) {
+    const json& m = document.at("machine");
+    results.machine.cpu_model = value_of<std::string>(m, "cpu_model", "");
+    results.machine.cores = value_of<unsigned>(m, "cores", 0);
+    results.machine.kernel = value_of<std::string>(m, "kernel", "");
+    results.machine.memory_kib = value_of<std::uint64_t>(m, "memory_kib", 0);
+    results.machine.governor = value_of<std::string>(m, "governor", "");
+    results.machine.server_cpus = value_of<std::string>(m, "server_cpus", "");
+    results.machine.load_cpus = value_of<std::string>(m, "load_cpus", "");
+    results.machine.warnings = value_of<std::vector<std::string>>(m, "warnings", {});
+  }
+  if (document.contains("workloads")) {
+    for (const json& w : document.at("workloads")) {
+      results.workloads.push_back({value_of<std::string>(w, "name", ""),
+                                   value_of<std::string>(w, "method", "GET"),
+                                   value_of<std::string>(w, "path", ""),
+                                   value_of<std::string>(w, "mode", "closed"),
+                                   value_of<std::string>(w, "loader", "ringside")});
+    }
+  }
+  if (document.contains("contestants")) {
+    for (const json& c : document.at("contestants")) {
+      ContestantResult contestant;
+      contestant.name = value_of<std::string>(c, "name", "");
+      contestant.description = value_of<std::string>(c, "description", "");
+      contestant.runtime = value_of<std::string>(c, "runtime", "");
+      contestant.version = value_of<std::string>(c, "version", "");
+      contestant.threads = value_of<unsigned>(c, "threads", 0);
+      contestant.status = value_of<std::string>(c, "status", "ran");
+      contestant.reason = value_of<std::string>(c, "reason", "");
+      contestant.last_output = value_of<std::string>(c, "last_output", "");
+      contestant.rss_idle_kib = number_of(c, "rss_idle_kib");
+      contestant.rss_after_kib = number_of(c, "rss_after_kib");
+      results.contestants.push_back(std::move(contestant));
+    }
+  }
+  if (document.contains("points")) {
+    for (const json& p : document.at("points")) results.points.push_back(point_of(p));
+  }
+  return results;
+}
+
+void write_results_file(const RunResults& results, const std::filesystem::path& path) {
+  const std::filesystem::path temporary = path.string() + ".partial";
+  {
+    std::ofstream out(temporary);
+    out << to_json_text(results);
+    if (!out) throw ResultsError("cannot write " + temporary.string());
+  }
+  std::filesystem::rename(temporary, path);  // readers never see half a file
+}
+
+RunResults read_results_file(const std::filesystem::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ResultsError(path.string() + ": cannot read it");
+  std::ostringstream text;
+  text << in.rdbuf();
+  try {
+    return from_json_text(text.str());
+  } catch (const ResultsError& error) {
+    throw ResultsError(path.string() + ": " + error.what());
+  }
+}
+
+}  // namespace ringside::harness

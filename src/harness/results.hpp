@@ -1,0 +1,142 @@
+// What `ringside compare` measured: one RunResults per run, written as results.json (schema
+// "ringside-compare/1", docs/compare-json.md and docs/compare-json.schema.json) and read back by
+// the reports and by `compare --diff`. Plain data; the run engine fills it, the reports read it.
+//
+//   RunResults results = ...;                       // harness/compare_run.hpp
+//   write_results_file(results, dir / "results.json");
+//   RunResults again = read_results_file(dir / "results.json");   // ResultsError
+//
+// Times are microseconds, memory KiB, CPU seconds; a figure that could not be measured is NaN in
+// memory and null in JSON.
+#pragma once
+
+#include <cstdint>
+#include <filesystem>
+#include <limits>
+#include <map>
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+namespace ringside::harness {
+
+inline constexpr const char* kResultsSchema = "ringside-compare/1";
+inline constexpr double kUnmeasured = std::numeric_limits<double>::quiet_NaN();
+
+struct LatencyFigures {  // microseconds
+  double p50 = kUnmeasured;
+  double p90 = kUnmeasured;
+  double p99 = kUnmeasured;
+  double p999 = kUnmeasured;
+  double p9999 = kUnmeasured;
+  double max = kUnmeasured;
+  double mean = kUnmeasured;
+};
+
+// What the kernel did around a point (deltas of /proc/net/netstat and /proc/net/snmp, and the
+// server's established connections counted during the point).
+struct KernelFigures {
+  std::uint64_t listen_overflows = 0;  // TcpExt ListenOverflows
+  std::uint64_t listen_drops = 0;      // TcpExt ListenDrops
+  std::uint64_t syn_retransmits = 0;   // TcpExt TCPSynRetrans
+  std::uint64_t resets_sent = 0;       // Tcp OutRsts
+  std::uint64_t established_peak = 0;  // the server port's ESTABLISHED sockets, at most
+};
+
+// One measured run of one point (a round).
+struct RoundFigures {
+  unsigned round = 0;                 // 1-based
+  double duration_s = kUnmeasured;    // measured phase
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;           // transport failures (refused, reset, timeout, ...)
+  double requests_per_s = kUnmeasured;
+  double target_rate = kUnmeasured;   // open model: the rate asked for
+  LatencyFigures latency;             // corrected for coordinated omission in the open model
+  std::map<std::string, std::uint64_t> statuses;  // "200" -> count
+  std::map<std::string, std::uint64_t> errors;    // class -> count ("reset", "timeout", ...)
+  double server_cpu_s = kUnmeasured;              // utime+stime of the tree, reaped children too
+  double server_cpu_us_per_request = kUnmeasured;
+  double loader_cpu_s = kUnmeasured;
+  double loader_cpu_share = kUnmeasured;          // of the cores the loader may use, 0..1
+  double rss_peak_kib = kUnmeasured;              // sampled every 100 ms, and VmHWM
+  double rss_mean_kib = kUnmeasured;
+  KernelFigures kernel;
+  std::string histogram_log;  // HdrHistogram log, relative to the results folder; "" when none
+  std::vector<std::string> flags;  // "loader-bound", "listen-overflow", ... (see Flag below)
+  std::vector<std::string> notes;  // one sentence per flag, saying what it means here
+};
+
+// A point: one workload at one concurrency (or rate), for one contestant, over its rounds.
+struct PointResult {
+  std::string workload;
+  std::string contestant;
+  std::string mode = "closed";  // "closed" | "open"
+  unsigned connections = 0;
+  double rate = kUnmeasured;    // open model
+  std::string loader = "ringside";
+  std::vector<RoundFigures> rounds;
+  RoundFigures median;          // each figure the median over rounds (flags: union)
+  double requests_per_s_min = kUnmeasured;
+  double requests_per_s_max = kUnmeasured;
+  bool noisy = false;           // rounds spread more than 5% around the median
+  std::string failure;          // non-empty: the contestant failed here (and why)
+};
+
+struct ContestantResult {
+  std::string name;
+  std::string description;
+  std::string runtime;
+  std::string version;
+  unsigned threads = 0;
+  std::string status = "ran";   // "ran" | "failed" | "skipped"
+  std::string reason;           // failed or skipped: why
+  std::string last_output;      // failed: its last lines
+  double rss_idle_kib = kUnmeasured;   // after start-up, before any load (median over rounds)
+  double rss_after_kib = kUnmeasured;  // after its points and a settle time
+};
+
+struct MachineFacts {
+  std::string cpu_model;
+  unsigned cores = 0;
+  std::string kernel;
+  std::uint64_t memory_kib = 0;
+  std::string governor;          // "" when not visible
+  std::string server_cpus;       // as pinned
+  std::string load_cpus;
+  std::vector<std::string> warnings;  // "server and loader share core 0", ...
+};
+
+struct WorkloadInfo {
+  std::string name;
+  std::string method = "GET";
+  std::string path;
+  std::string mode = "closed";
+  std::string loader = "ringside";
+};
+
+struct RunResults {
+  std::string schema = kResultsSchema;
+  std::string ringside_version;
+  std::string scenario_name;
+  std::string scenario_file;
+  std::string started_at;   // RFC 3339 UTC
+  std::string finished_at;
+  bool partial = false;     // interrupted (Ctrl-C) or stopped early: not every point ran
+  unsigned rounds = 0;
+  std::string baseline;     // contestant the ratios are taken against
+  MachineFacts machine;
+  std::vector<WorkloadInfo> workloads;
+  std::vector<ContestantResult> contestants;
+  std::vector<PointResult> points;
+};
+
+struct ResultsError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+std::string to_json_text(const RunResults& results);  // pretty, 2-space indent, trailing newline
+RunResults from_json_text(const std::string& text);   // throws ResultsError naming the field
+void write_results_file(const RunResults& results, const std::filesystem::path& path);
+RunResults read_results_file(const std::filesystem::path& path);  // ResultsError naming the file
+
+}  // namespace ringside::harness

@@ -1,0 +1,77 @@
+#include "harness/results.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+namespace ringside::harness {
+namespace {
+
+RunResults sample() {
+  RunResults results;
+  results.ringside_version = "0.1.0";
+  results.scenario_name = "tiny";
+  results.rounds = 2;
+  results.baseline = "ringside";
+  results.machine.cores = 2;
+  results.machine.warnings = {"server and loader share core 0"};
+  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  ContestantResult contestant;
+  contestant.name = "nginx";
+  contestant.rss_idle_kib = 1900;
+  results.contestants.push_back(contestant);
+  PointResult point;
+  point.workload = "hello";
+  point.contestant = "nginx";
+  point.connections = 100;
+  RoundFigures round;
+  round.round = 1;
+  round.requests_per_s = 123456.5;
+  round.latency.p99 = 812;
+  round.statuses = {{"200", 1000}};
+  round.errors = {{"reset", 3}};
+  round.kernel.listen_overflows = 7;
+  round.flags = {"listen-overflow"};
+  point.rounds = {round};
+  point.median = round;
+  point.noisy = true;
+  results.points.push_back(point);
+  return results;
+}
+
+TEST(Results, RoundTripsThroughJson) {
+  const RunResults again = from_json_text(to_json_text(sample()));
+  EXPECT_EQ(again.schema, kResultsSchema);
+  EXPECT_EQ(again.scenario_name, "tiny");
+  ASSERT_EQ(again.points.size(), 1u);
+  const PointResult& point = again.points[0];
+  EXPECT_EQ(point.connections, 100u);
+  EXPECT_TRUE(point.noisy);
+  ASSERT_EQ(point.rounds.size(), 1u);
+  EXPECT_DOUBLE_EQ(point.rounds[0].requests_per_s, 123456.5);
+  EXPECT_DOUBLE_EQ(point.median.latency.p99, 812);
+  EXPECT_TRUE(std::isnan(point.median.latency.p50)) << "unmeasured stays unmeasured";
+  EXPECT_EQ(point.median.statuses.at("200"), 1000u);
+  EXPECT_EQ(point.median.errors.at("reset"), 3u);
+  EXPECT_EQ(point.median.kernel.listen_overflows, 7u);
+  EXPECT_EQ(point.median.flags, std::vector<std::string>{"listen-overflow"});
+  EXPECT_DOUBLE_EQ(again.contestants.at(0).rss_idle_kib, 1900);
+  EXPECT_EQ(again.machine.warnings.at(0), "server and loader share core 0");
+}
+
+TEST(Results, UnmeasuredIsNullInJson) {
+  const std::string text = to_json_text(sample());
+  EXPECT_NE(text.find("\"p50\": null"), std::string::npos);
+}
+
+TEST(Results, RefusesOtherSchemasAndBadTypes) {
+  EXPECT_THROW(from_json_text("{\"schema\": \"other/1\"}"), ResultsError);
+  EXPECT_THROW(from_json_text("[]"), ResultsError);
+  EXPECT_THROW(from_json_text("{\"schema\": \"ringside-compare/1\", \"points\": [{\"workload\": \"a\"}]}"),
+               ResultsError);
+  EXPECT_THROW(from_json_text("{\"schema\": \"ringside-compare/1\", \"rounds\": \"three\"}"),
+               ResultsError);
+}
+
+}  // namespace
+}  // namespace ringside::harness
