@@ -34,10 +34,10 @@ constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
     {"SIGUSR2", SIGUSR2},
 }};
 
-constexpr std::array<std::string_view, 18> kFields = {
+constexpr std::array<std::string_view, 19> kFields = {
     "name",  "description", "language",     "runtime", "available",  "reason",
     "requires", "install",  "version",      "build",   "build_inputs", "start",
-    "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env"};
+    "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining"};
 
 // Reads fields of one parsed manifest, turning every problem into a one-line ManifestError that
 // names the file, the line and the field.
@@ -289,6 +289,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   read_routes(reader, manifest);
   read_threads(reader, manifest);
   read_db_pool(reader, manifest);
+  manifest.pipelining = reader.boolean("pipelining").value_or(true);
   read_stop_signal(reader, manifest);
   read_env(reader, manifest);
   return manifest;

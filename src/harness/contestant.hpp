@@ -45,6 +45,9 @@ struct Manifest {
   bool threads_param = true;  // honours {threads}; else it uses `fixed_threads` cores regardless
   int fixed_threads = 0;
   int db_pool = 0;            // connections its pool opens; 0: no database
+  // False for a server that cannot answer pipelined requests (Bun 1.4): --validate leaves that
+  // check out and says so, and the run gives it no pipelined workload.
+  bool pipelining = true;
   int stop_signal = SIGTERM;
   std::string stop_signal_name = "SIGTERM";
   std::vector<std::pair<std::string, std::string>> env;  // in the file's order

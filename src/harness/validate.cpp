@@ -264,8 +264,10 @@ std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
   if (stopped()) return checks;
   checks.push_back(check_keep_alive(port, probes, options));
   if (stopped()) return checks;
-  checks.push_back(check_pipelining(port, routes, options));
-  if (stopped()) return checks;
+  if (options.pipelining) {
+    checks.push_back(check_pipelining(port, routes, options));
+    if (stopped()) return checks;
+  }
   // A longer path where there is one, so more of the request line arrives in pieces.
   checks.push_back(check_split(port, claims(routes, Route::kUsers) ? "/users/1" : probes.front(),
                                options));

@@ -32,6 +32,7 @@ struct ValidateOptions {
   std::chrono::milliseconds split_pause{2};   // between the bytes of the split request
   int keep_alive_requests = 100;
   int pipelined_requests = 16;
+  bool pipelining = true;                     // false: the pipelining check is left out
   const std::atomic<bool>* stop = nullptr;    // checks not yet begun are skipped when set
 };
 

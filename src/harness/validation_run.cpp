@@ -40,7 +40,7 @@ std::string ContestantReport::line() const {
                                     [](const Check& check) { return check.passed; });
   if (verdict == Verdict::kPass) {
     return text + ": " + std::to_string(passed) + " of " + std::to_string(checks.size()) +
-           " checks";
+           " checks" + (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
   }
   text += ": ";
   for (std::size_t i = 0; i < problems.size(); ++i) {
@@ -58,6 +58,7 @@ ContestantReport validate_contestant(const Contestant& contestant,
                                      const ValidationRunOptions& options) {
   ContestantReport report;
   report.name = contestant.name();
+  report.pipelining = contestant.manifest.pipelining;
   const Runnability runnability = check_runnable(contestant);
   if (!runnability.runnable) {
     report.verdict = Verdict::kSkip;
@@ -103,6 +104,7 @@ ContestantReport validate_contestant(const Contestant& contestant,
                      ", checking");
     ValidateOptions checks = options.checks;
     checks.stop = options.stop;
+    checks.pipelining = contestant.manifest.pipelining;
     report.checks = validate_server(server->port(), contestant.manifest.routes, checks);
     for (const Check& check : report.checks) {
       if (!check.passed) fail(check.name + ": " + check.reason);

@@ -32,6 +32,7 @@ struct ContestantReport {
   std::vector<Check> checks;
   std::vector<std::string> problems;  // why it failed or was skipped, one phrase each
   std::string last_output;            // its last lines, when it failed after starting
+  bool pipelining = true;             // its manifest's `pipelining`: false leaves that check out
 
   // One line: "PASS name (version): 9 of 9 checks", "FAIL name: problem; problem",
   // "SKIP name: needs node (not on PATH); install: scripts/setup".

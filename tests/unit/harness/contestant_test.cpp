@@ -92,6 +92,19 @@ TEST(ParseManifest, OptionalFieldsHaveDefaults) {
   EXPECT_EQ(m.db_pool, 0);
   EXPECT_EQ(m.stop_signal, SIGTERM);
   EXPECT_TRUE(m.env.empty());
+  EXPECT_TRUE(m.pipelining);
+}
+
+TEST(ParseManifest, AServerThatCannotPipelineSaysSo) {
+  const Manifest m = parse_manifest(
+      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
+      "threads = 1\npipelining = false\n",
+      "m.toml", "x");
+  EXPECT_FALSE(m.pipelining);
+  EXPECT_THROW(parse_manifest("name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\n"
+                              "routes = [\"/\"]\nthreads = 1\npipelining = \"no\"\n",
+                              "m.toml", "x"),
+               ManifestError);
 }
 
 TEST(ParseManifest, TakesOtherStopSignalsAndFixedThreads) {
