@@ -110,6 +110,22 @@ std::uint16_t local_port(int fd) {
   return ntohs(reinterpret_cast<sockaddr_in*>(&addr)->sin_port);
 }
 
+std::uint16_t free_loopback_port() {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) throw std::system_error(errno, std::generic_category(), "socket");
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+    const int error = errno;
+    ::close(fd);
+    throw std::system_error(error, std::generic_category(), "picking a free port on 127.0.0.1");
+  }
+  const std::uint16_t port = local_port(fd);
+  ::close(fd);
+  return port;
+}
+
 int accept_nonblocking(int listen_fd) {
   int fd = accept4(listen_fd, nullptr, nullptr, SOCK_NONBLOCK | SOCK_CLOEXEC);
   if (fd >= 0) set_tcp_nodelay(fd);

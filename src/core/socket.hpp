@@ -35,6 +35,11 @@ int listen_tcp(const ListenOptions& options);
 // The port a bound socket got (useful after binding port 0).
 std::uint16_t local_port(int fd);
 
+// A free TCP port on 127.0.0.1, for a child process to listen on: bound and released, so another
+// process could take it meanwhile (the child then fails to start and says so). Throws
+// std::system_error.
+std::uint16_t free_loopback_port();
+
 // accept4 with SOCK_NONBLOCK | SOCK_CLOEXEC and TCP_NODELAY; returns -1 with errno set.
 int accept_nonblocking(int listen_fd);
 

@@ -24,6 +24,8 @@
 #include <thread>
 #include <vector>
 
+#include "core/child_signals.hpp"
+#include "core/socket.hpp"
 #include "db/connection.hpp"
 #include "db/schema.hpp"
 
@@ -65,23 +67,6 @@ Binaries find_binaries() {
   return best;
 }
 
-int free_port() {
-  int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::system_error(errno, std::generic_category(), "socket");
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    int saved = errno;
-    close(fd);
-    throw std::system_error(saved, std::generic_category(), "picking a free port on 127.0.0.1");
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
-
 bool wait_for_exit(pid_t pid, double timeout_s, int* status) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
   while (true) {
@@ -121,12 +106,7 @@ pid_t spawn(const SpawnSpec& spec) {
 
   // The child: our callers block the shutdown signals and ignore SIGPIPE; PostgreSQL expects
   // neither (a blocked SIGINT would make its fast shutdown wait forever).
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction default_action{};
-  default_action.sa_handler = SIG_DFL;
-  sigaction(SIGPIPE, &default_action, nullptr);
+  core::restore_default_signals();
   if (spec.own_session) setsid();
   if (switch_user && (setgroups(0, nullptr) != 0 || setgid(spec.gid) != 0 || setuid(spec.uid) != 0))
     _exit(126);
@@ -220,7 +200,7 @@ void TempCluster::run_initdb() {
 }
 
 bool TempCluster::start_postmaster(int port) {
-  port_ = port != 0 ? port : free_port();
+  port_ = port != 0 ? port : core::free_loopback_port();
   std::vector<std::string> args = {
       bin_dir_ + "/postgres", "-D", directory_ + "/data",
       "-c", "listen_addresses=127.0.0.1",

@@ -1,5 +1,7 @@
 #include "harness/lifecycle.hpp"
 
+#include "core/socket.hpp"
+
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -39,23 +41,7 @@ std::string make_workdir() {
 
 }  // namespace
 
-int pick_free_port() {
-  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-  if (fd < 0) throw std::runtime_error(std::string("socket: ") + std::strerror(errno));
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  socklen_t length = sizeof address;
-  if (bind(fd, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0 ||
-      getsockname(fd, reinterpret_cast<sockaddr*>(&address), &length) != 0) {
-    const int error = errno;
-    close(fd);
-    throw std::runtime_error(std::string("picking a free port on 127.0.0.1: ") +
-                             std::strerror(error));
-  }
-  close(fd);
-  return ntohs(address.sin_port);
-}
+int pick_free_port() { return core::free_loopback_port(); }
 
 RunningContestant::RunningContestant(const Contestant& contestant, const StartOptions& options)
     : contestant_(contestant), port_(pick_free_port()), workdir_(make_workdir()) {

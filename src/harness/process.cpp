@@ -19,6 +19,7 @@
 #include <thread>
 #include <unordered_map>
 
+#include "core/child_signals.hpp"
 #include "harness/proc_table.hpp"
 
 extern char** environ;
@@ -77,12 +78,7 @@ std::vector<std::string> merged_environment(const ProcessSpec& spec) {
                              const cpu_set_t* cpus, pid_t parent, int pipe_fd) {
   if (setpgid(0, 0) != 0) child_fail(pipe_fd, Stage::kGroup);
   // The harness blocks its shutdown signals and ignores SIGPIPE; a server expects neither.
-  sigset_t none;
-  sigemptyset(&none);
-  sigprocmask(SIG_SETMASK, &none, nullptr);
-  struct sigaction default_action{};
-  default_action.sa_handler = SIG_DFL;
-  sigaction(SIGPIPE, &default_action, nullptr);
+  core::restore_default_signals();
   // A parent gone before prctl would never send the signal: check after arming it.
   if (prctl(PR_SET_PDEATHSIG, SIGKILL) != 0 || getppid() != parent) {
     child_fail(pipe_fd, Stage::kDeathSignal);

@@ -17,41 +17,14 @@
 #include <string_view>
 
 #include "allocation_counter.hpp"
+#include "loopback_client.hpp"
 #include "db/postgres_database.hpp"
 #include "db/temp_cluster.hpp"
-#include "routes/database_routes.hpp"
-#include "server/hello_routes.hpp"
-#include "server/server.hpp"
+#include "database_server.hpp"
 
 namespace {
 
 using namespace ringside;
-
-int connect_to(std::uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  timeval timeout{20, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  return fd;
-}
-
-bool send_all(int fd, std::string_view data) {
-  while (!data.empty()) {
-    ssize_t n = send(fd, data.data(), data.size(), MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    data.remove_prefix(static_cast<std::size_t>(n));
-  }
-  return true;
-}
 
 // Reads `count` whole responses framed by Content-Length; true when each was a 200. Uses a
 // fixed buffer: nothing here allocates either.
@@ -100,7 +73,7 @@ bool round_of_requests(int fd, ResponseReader& reader, int repeat) {
     for (std::string_view path : kPaths) {
       const int n = std::snprintf(request, sizeof request, "GET %.*s HTTP/1.1\r\nHost: t\r\n\r\n",
                                   static_cast<int>(path.size()), path.data());
-      if (!send_all(fd, {request, static_cast<std::size_t>(n)}) || !reader.read_ok(fd, 1)) return false;
+      if (!test_support::send_all(fd, {request, static_cast<std::size_t>(n)}) || !reader.read_ok(fd, 1)) return false;
     }
     char batch[16 * 64];
     std::size_t size = 0;
@@ -110,7 +83,7 @@ bool round_of_requests(int fd, ResponseReader& reader, int repeat) {
                                                      "GET %.*s HTTP/1.1\r\nHost: t\r\n\r\n",
                                                      static_cast<int>(path.size()), path.data()));
     }
-    if (!send_all(fd, {batch, size}) || !reader.read_ok(fd, 16)) return false;
+    if (!test_support::send_all(fd, {batch, size}) || !reader.read_ok(fd, 16)) return false;
   }
   return true;
 }
@@ -120,21 +93,11 @@ TEST(DatabaseNoAllocation, PostgresRoutesAllocateNothingInSteadyState) {
   cluster.start();
   const std::string url = cluster.url();
 
-  server::ServerConfig config;
-  config.port = 0;
-  config.threads = 1;
-  server::Router router;
-  server::add_hello_routes(router);
-  routes::add_database_routes(router);
-  auto server = std::make_unique<server::Server>(
-      config, std::move(router), [&url](core::EventLoop& loop, unsigned worker) {
-        return std::make_unique<routes::DatabaseWorker>(
-            db::open_postgres_database(url, 2, 5.0, loop), worker);
-      });
-  server->start();
+  auto server = test_support::start_database_server(
+      [&url](core::EventLoop& loop) { return db::open_postgres_database(url, 2, 5.0, loop); });
 
   auto reader = std::make_unique<ResponseReader>();
-  const int fd = connect_to(server->port());
+  const int fd = test_support::connect_loopback(server->port(), 20);
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(round_of_requests(fd, *reader, 20));  // warm-up: every pool reaches its size
 

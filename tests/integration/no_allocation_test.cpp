@@ -20,10 +20,12 @@
 #include <string_view>
 
 #include "db/sqlite_database.hpp"
+#include "database_server.hpp"
 #include "hello_server.hpp"
 #include "routes/database_routes.hpp"
 
 #include "allocation_counter.hpp"
+#include "loopback_client.hpp"
 
 namespace {
 
@@ -31,33 +33,6 @@ using namespace ringside;
 
 constexpr std::string_view kRequest = "GET / HTTP/1.1\r\nHost: test\r\n\r\n";
 constexpr std::string_view kBody = "Hello World!";
-
-int connect_to(std::uint16_t port) {
-  int fd = socket(AF_INET, SOCK_STREAM, 0);
-  sockaddr_in addr{};
-  addr.sin_family = AF_INET;
-  addr.sin_port = htons(port);
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
-    close(fd);
-    return -1;
-  }
-  int one = 1;
-  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  timeval timeout{10, 0};
-  setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, sizeof timeout);
-  return fd;
-}
-
-bool send_all(int fd, const char* data, std::size_t size) {
-  while (size > 0) {
-    ssize_t n = send(fd, data, size, MSG_NOSIGNAL);
-    if (n <= 0) return false;
-    data += n;
-    size -= static_cast<std::size_t>(n);
-  }
-  return true;
-}
 
 // Reads until `count` responses have arrived; responses end with the body, so count bodies.
 bool receive_responses(int fd, int count) {
@@ -126,7 +101,7 @@ struct Traffic {
 
   bool keep_alive(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
-      if (!send_all(fd, request.data(), request.size()) || !receive(fd, 1)) return false;
+      if (!test_support::send_all(fd, request) || !receive(fd, 1)) return false;
     }
     return true;
   }
@@ -140,14 +115,14 @@ struct Traffic {
       size += one.size();
     }
     for (int i = 0; i < batches; ++i) {
-      if (!send_all(fd, batch, size) || !receive(fd, 16)) return false;
+      if (!test_support::send_all(fd, {batch, size}) || !receive(fd, 16)) return false;
     }
     return true;
   }
   bool split(int fd, int requests) {
     for (int i = 0; i < requests; ++i) {
-      if (!send_all(fd, request.data(), 7) ||
-          !send_all(fd, request.data() + 7, request.size() - 7) || !receive(fd, 1)) {
+      if (!test_support::send_all(fd, request.substr(0, 7)) ||
+          !test_support::send_all(fd, request.substr(7)) || !receive(fd, 1)) {
         return false;
       }
     }
@@ -155,7 +130,7 @@ struct Traffic {
   }
   bool churn(int connections) {
     for (int i = 0; i < connections; ++i) {
-      int fd = connect_to(port);
+      int fd = test_support::connect_loopback(port);
       bool ok = fd >= 0 && keep_alive(fd, 1);
       if (fd >= 0) {
         // Half-close and wait for the server's FIN: it closes (and frees the connection's slot)
@@ -179,7 +154,7 @@ TEST(NoAllocation, SteadyStateRequestsAllocateNothing) {
   auto server = test_support::start_hello_server();
 
   Traffic traffic{server->port()};
-  int fd = connect_to(server->port());
+  int fd = test_support::connect_loopback(server->port());
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(traffic.all(fd, 4));  // warm-up: pools and connection slots reach their size
 
@@ -216,7 +191,7 @@ TEST(NoAllocation, ParkedRequestsAllocateNothing) {
 
   constexpr std::string_view kParked = "GET /parked HTTP/1.1\r\nHost: test\r\n\r\n";
   Traffic traffic{server->port(), kParked};
-  int fd = connect_to(server->port());
+  int fd = test_support::connect_loopback(server->port());
   ASSERT_GE(fd, 0);
   ASSERT_TRUE(traffic.all(fd, 4));
 
@@ -239,19 +214,8 @@ TEST(NoAllocation, SqliteDatabaseRoutesAllocateNothing) {
   const std::string path = directory + "/routes.db";
   db::prepare_sqlite(path);
   {
-    server::ServerConfig config;
-    config.port = 0;
-    config.threads = 1;
-    server::Router router;
-    server::add_hello_routes(router);
-    routes::add_database_routes(router);
-    auto server = std::make_unique<server::Server>(
-        config, std::move(router),
-        [&path](core::EventLoop& loop, unsigned worker) -> std::unique_ptr<server::WorkerExtension> {
-          return std::make_unique<routes::DatabaseWorker>(db::open_sqlite_database(path, 5, loop),
-                                                          worker);
-        });
-    server->start();
+    auto server = test_support::start_database_server(
+        [&path](core::EventLoop& loop) { return db::open_sqlite_database(path, 5, loop); });
 
     for (std::string_view request :
          {"GET /users/1 HTTP/1.1\r\nHost: test\r\n\r\n", "GET /db HTTP/1.1\r\nHost: test\r\n\r\n",
@@ -259,7 +223,7 @@ TEST(NoAllocation, SqliteDatabaseRoutesAllocateNothing) {
           "GET /fortunes HTTP/1.1\r\nHost: test\r\n\r\n",
           "GET /updates?queries=5 HTTP/1.1\r\nHost: test\r\n\r\n"}) {
       Traffic traffic{server->port(), request, receive_framed_responses};
-      int fd = connect_to(server->port());
+      int fd = test_support::connect_loopback(server->port());
       ASSERT_GE(fd, 0);
       ASSERT_TRUE(traffic.all(fd, 2)) << request;  // warm-up
 

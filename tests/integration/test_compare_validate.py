@@ -26,8 +26,12 @@ RUN_TIMEOUT = 240
 READY_TIMEOUT = "5"
 
 
+FIXTURE_DIR_BYTES = os.fsencode(FIXTURES + "/")
+
+
 def fixture_processes():
-    """Pids of live processes running the fixture server (escaped children included)."""
+    """Pids of live processes running this checkout's fixture server (escaped children included;
+    another checkout's tests may run theirs meanwhile)."""
     pids = []
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
@@ -39,7 +43,7 @@ def fixture_processes():
                 state = f.read().rsplit(")", 1)[1].split()[0]
         except OSError:
             continue
-        if b"fixture_server.py" in cmdline and state != "Z":
+        if FIXTURE_DIR_BYTES in cmdline and b"fixture_server.py" in cmdline and state != "Z":
             pids.append(int(entry))
     return pids
 

@@ -1,6 +1,7 @@
 """`ringside db temp` and `ringside db init` against Debian's real PostgreSQL: the throwaway cluster
 starts, is seeded exactly, and leaves no directory and no process behind when signalled or when
 its parent dies; seeding twice changes nothing."""
+import html
 import os
 import select
 import signal
@@ -28,6 +29,18 @@ FORTUNES = [
     "<script>alert(\"This should not be displayed in a browser alert box.\");</script>",
     "\u30d5\u30ec\u30fc\u30e0\u30ef\u30fc\u30af\u306e\u30d9\u30f3\u30c1\u30de\u30fc\u30af",
 ]
+
+def expected_fortunes_html():
+    """/fortunes exactly as TechEmpower wants it: the rows and one added at request time, sorted
+    by message (byte order), escaped."""
+    rows = [(i + 1, message) for i, message in enumerate(FORTUNES)]
+    rows.append((0, "Additional fortune added at request time."))
+    rows.sort(key=lambda row: row[1].encode())
+    cells = "".join(f"<tr><td>{id}</td><td>{html.escape(message, quote=True)}"
+                    f"</td></tr>" for id, message in rows)
+    return ("<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table>"
+            f"<tr><th>id</th><th>message</th></tr>{cells}</table></body></html>").encode()
+
 
 # One md5 per table over every row in id order: equal checksums mean equal data.
 CHECKSUMS = (

@@ -3,7 +3,6 @@ PostgreSQL (`ringside db temp`): every route's status, headers and body; TechEmp
 query counts as their verifier takes them from pg_stat_statements; pipelined answers in order; a
 client that leaves while its queries run; and the faults: a database that is down at start, a
 query error, a query that hangs past --db-timeout, and PostgreSQL killed and restarted under load."""
-import html
 import json
 import os
 import re
@@ -16,7 +15,7 @@ import time
 import unittest
 
 from ringside_testlib import Server, needs_tools, run_load, wait_until
-from test_db import FORTUNES, STOP_TIMEOUT, psql, start_temp
+from test_db import STOP_TIMEOUT, expected_fortunes_html, psql, start_temp
 
 WORLD_STATEMENT = "SELECT id, randomnumber FROM world WHERE id = $1"
 UPDATE_STATEMENT_PREFIX = "UPDATE world SET randomnumber"
@@ -62,15 +61,6 @@ def read_bodies(sock, count, timeout):
             break
         buffer += chunk
     return answers
-
-
-def expected_fortunes_html():
-    rows = [(i + 1, message) for i, message in enumerate(FORTUNES)]
-    rows.append((0, "Additional fortune added at request time."))
-    rows.sort(key=lambda row: row[1].encode())
-    cells = "".join(f"<tr><td>{i}</td><td>{html.escape(m)}</td></tr>" for i, m in rows)
-    return ("<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table>"
-            "<tr><th>id</th><th>message</th></tr>" + cells + "</table></body></html>").encode()
 
 
 def statement_stats(url, prefix):

@@ -4,7 +4,6 @@ the file (read back with Python's sqlite3), pipelining, writers from two worker 
 for SQLite's one write lock (only 200 or 503, never a hang or a 500), the lock held by another
 process (503 with Retry-After after --db-timeout, 200 once it is free), `ringside db init` on a
 file, and files the server cannot use (exit 2, one line naming the file)."""
-import html
 import json
 import os
 import re
@@ -18,36 +17,13 @@ import time
 import unittest
 
 from ringside_testlib import BIN, ResponseReader, Server, get, read_responses, wait_until
+from test_db import FORTUNES, expected_fortunes_html
 
 DATE = re.compile(r"^(Mon|Tue|Wed|Thu|Fri|Sat|Sun), \d\d (Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|"
                   r"Nov|Dec) \d{4} \d\d:\d\d:\d\d GMT$")
 JSON = "application/json"
-FORTUNES = [
-    "fortune: No such file or directory",
-    "A computer scientist is someone who fixes things that aren't broken.",
-    "After enough decimal places, nobody gives a damn.",
-    "A bad random number generator: 1, 1, 1, 1, 1, 4.33e+67, 1, 1, 1",
-    "A computer program does what you tell it to do, not what you want it to do.",
-    "Emacs is a nice operating system, but I prefer UNIX. \u2014 Tom Christaensen",
-    "Any program that runs right is obsolete.",
-    "A list is only as strong as its weakest link. \u2014 Donald Knuth",
-    "Feature: A bug with seniority.",
-    "Computers make very fast, very accurate mistakes.",
-    "<script>alert(\"This should not be displayed in a browser alert box.\");</script>",
-    "\u30d5\u30ec\u30fc\u30e0\u30ef\u30fc\u30af\u306e\u30d9\u30f3\u30c1\u30de\u30fc\u30af",
-]
 # Seeding and the sanitizer build on a loaded 2-core machine.
 RUN_TIMEOUT = 120
-
-
-def expected_fortunes_html():
-    rows = [(i + 1, message) for i, message in enumerate(FORTUNES)]
-    rows.append((0, "Additional fortune added at request time."))
-    rows.sort(key=lambda row: row[1].encode())  # byte order, as the server sorts
-    cells = "".join(f"<tr><td>{id}</td><td>{html.escape(message, quote=True)}"
-                    f"</td></tr>" for id, message in rows)
-    return ("<!DOCTYPE html><html><head><title>Fortunes</title></head><body><table>"
-            f"<tr><th>id</th><th>message</th></tr>{cells}</table></body></html>").encode()
 
 
 def file_numbers(path, ids):
