@@ -15,7 +15,7 @@ CONTESTANTS = REPO / "contestants"
 
 # What scripts/setup installs (npm ci, apt, the rust-hyper build), and ringside itself. `rocket`
 # is listed but not available. A contestant missing here fails the test, not skips.
-RUNNABLE = ["bun", "deno", "express", "fastify", "h2o", "koa", "nginx", "node-cluster",
+RUNNABLE = ["bun", "deno", "express", "fastify", "floor", "h2o", "koa", "nginx", "node-cluster",
             "node-http", "restify", "ringside", "rust-hyper"]
 UNAVAILABLE = {"rocket"}
 
