@@ -104,6 +104,21 @@ TEST(ReportDiff, FailedPointsAreNotedNotCompared) {
   EXPECT_TRUE(std::isnan(figure(p, "req/s").change));
 }
 
+// The equal-load rate comes from each run's own slowest contestant: open points match across it.
+TEST(ReportDiff, OpenPointsMatchAcrossRatesWithANote) {
+  RunResults a = small_run();
+  a.points[0].mode = "open";
+  a.points[0].rate = 7'100;
+  RunResults b = a;
+  b.points[0].rate = 7'500;
+  const RunDiff diff = diff_runs(a, b);
+  EXPECT_TRUE(diff.only_a.empty());
+  EXPECT_EQ(point(diff, "ringside").point, "open 7,100/s");
+  EXPECT_EQ(point(diff, "ringside").note, "offered rate 7,100 -> 7,500 req/s");
+  b.points[0].rate = 7'150;
+  EXPECT_EQ(point(diff_runs(a, b), "ringside").note, "") << "within 1%";
+}
+
 // The sample runs: ringside's hello c=100 is 15% faster in B, rust-hyper's noisy users c=100
 // (rounds 10.9% apart) 5% faster; express ran only in A and deno only in B.
 TEST(ReportDiff, SampleRuns) {
