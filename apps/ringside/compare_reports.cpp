@@ -44,10 +44,12 @@ int run_report(const ReportFlags& flags) {
   try {
     const std::filesystem::path file = harness::results_file_in(flags.report_dir);
     const harness::RunResults results = harness::read_results_file(file);
-    const harness::WrittenReports written = harness::write_reports(results, file.parent_path(), web);
+    const harness::WrittenReports written =
+        harness::write_reports(results, file.parent_path(), web);
     std::printf("report: %s\nreport: %s\n", written.markdown.c_str(), written.html.c_str());
     if (!written.charts_missing.empty()) {
-      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kName, written.charts_missing.c_str());
+      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kName,
+                   written.charts_missing.c_str());
     }
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s --report: %s\n", kName, error.what());

@@ -34,8 +34,8 @@ const Figure& figure_named(const std::string& name) {
 }
 
 std::string point_label(const PointResult& p) {
-  std::string label = p.mode == "open" ? "open " + format_rate(p.rate) + "/s"
-                                       : "c=" + format_count(p.connections);
+  std::string label =
+      p.mode == "open" ? "open " + format_rate(p.rate) + "/s" : "c=" + format_count(p.connections);
   if (p.loader != "ringside") label += " via " + p.loader;
   return label;
 }
@@ -53,7 +53,8 @@ const PointResult* find_point(const RunResults& run, const PointResult& like) {
 }
 
 std::string describe_run(const RunResults& run) {
-  std::string text = run.scenario_name.empty() ? "unnamed scenario" : "scenario " + run.scenario_name;
+  std::string text =
+      run.scenario_name.empty() ? "unnamed scenario" : "scenario " + run.scenario_name;
   if (!run.started_at.empty()) text += ", started " + run.started_at;
   if (run.partial) text += ", partial";
   return text;
@@ -64,7 +65,8 @@ FigureChange compare_figure(const Figure& figure, const PointResult& a, const Po
   change.figure = figure.name;
   change.a = figure.of(a.median);
   change.b = figure.of(b.median);
-  change.threshold = std::max({figure_noise(a, figure.name), figure_noise(b, figure.name), kDiffMinimumNoise});
+  change.threshold =
+      std::max({figure_noise(a, figure.name), figure_noise(b, figure.name), kDiffMinimumNoise});
   if (std::isfinite(change.a) && std::isfinite(change.b) && change.a > 0) {
     change.change = (change.b - change.a) / change.a;
     change.real = std::fabs(change.change) > change.threshold;
@@ -144,14 +146,18 @@ RunDiff diff_runs(const RunResults& a, const RunResults& b) {
     for (const FigureChange& change : diff.points.back().figures) diff.real_changes += change.real;
   }
   for (const PointResult& p : b.points) {
-    if (find_point(a, p) == nullptr) diff.only_b.push_back(p.workload + " " + point_label(p) + " " + p.contestant);
+    if (find_point(a, p) == nullptr)
+      diff.only_b.push_back(p.workload + " " + point_label(p) + " " + p.contestant);
   }
   return diff;
 }
 
-std::string render_diff(const RunDiff& diff, const std::string& label_a, const std::string& label_b) {
-  std::string out = "A: " + label_a + " (" + diff.about_a + ")\nB: " + label_b + " (" + diff.about_b + ")\n\n";
-  const std::vector<std::string> header = {"workload", "point", "contestant", "req/s", "p99", "CPU/req", "peak RSS"};
+std::string render_diff(const RunDiff& diff, const std::string& label_a,
+                        const std::string& label_b) {
+  std::string out =
+      "A: " + label_a + " (" + diff.about_a + ")\nB: " + label_b + " (" + diff.about_b + ")\n\n";
+  const std::vector<std::string> header = {"workload", "point",   "contestant", "req/s",
+                                           "p99",      "CPU/req", "peak RSS"};
   std::vector<std::vector<std::string>> rows;
   for (const PointDiff& p : diff.points) {
     std::vector<std::string> row = {p.workload, p.point, p.contestant};
@@ -162,7 +168,8 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a, const s
   std::vector<std::size_t> widths(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) widths[i] = characters(header[i]);
   for (const auto& row : rows) {
-    for (std::size_t i = 0; i < header.size(); ++i) widths[i] = std::max(widths[i], characters(row[i]));
+    for (std::size_t i = 0; i < header.size(); ++i)
+      widths[i] = std::max(widths[i], characters(row[i]));
   }
   auto line = [&](const std::vector<std::string>& row) {
     std::string text;
@@ -174,8 +181,10 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a, const s
   };
   out += line(header);
   for (const auto& row : rows) out += line(row);
-  out += "\n* a real change: larger than the noise of both runs (each run's round-to-round spread "
-         "around the median, at least " + format_share(kDiffMinimumNoise) + ")\n";
+  out +=
+      "\n* a real change: larger than the noise of both runs (each run's round-to-round spread "
+      "around the median, at least " +
+      format_share(kDiffMinimumNoise) + ")\n";
   if (diff.real_changes > 0) {
     out += "\nChanges beyond the noise:\n";
     for (const PointDiff& p : diff.points) {
@@ -184,7 +193,8 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a, const s
         const Figure& figure = figure_named(c.figure);
         out += "  " + p.workload + " " + p.point + " " + p.contestant + ": " + c.figure + " " +
                format_change(c.change) + " (" + figure.format(c.a) + " -> " + figure.format(c.b) +
-               ", " + (c.better ? "better" : "worse") + "; noise " + format_change(c.threshold).substr(1) + ")\n";
+               ", " + (c.better ? "better" : "worse") + "; noise " +
+               format_change(c.threshold).substr(1) + ")\n";
       }
     }
   }

@@ -20,7 +20,7 @@ namespace ringside::harness {
 inline constexpr double kDiffMinimumNoise = 0.02;
 
 struct FigureChange {
-  std::string figure;     // "req/s", "p99", "CPU/req", "peak RSS"
+  std::string figure;  // "req/s", "p99", "CPU/req", "peak RSS"
   double a = kUnmeasured;
   double b = kUnmeasured;
   double change = kUnmeasured;     // (b - a) / a
@@ -32,9 +32,9 @@ struct FigureChange {
 struct PointDiff {
   std::string workload;
   std::string contestant;
-  std::string point;           // "c=100", "open 7,100/s", with " via wrk" for another loader
+  std::string point;  // "c=100", "open 7,100/s", with " via wrk" for another loader
   std::vector<FigureChange> figures;
-  std::string note;            // failed in one run, a different offered rate, ...
+  std::string note;  // failed in one run, a different offered rate, ...
 };
 
 struct RunDiff {
@@ -42,7 +42,7 @@ struct RunDiff {
   std::vector<std::string> only_a;  // "hello c=10 express"
   std::vector<std::string> only_b;
   std::size_t real_changes = 0;
-  std::string about_a;              // scenario and start time
+  std::string about_a;  // scenario and start time
   std::string about_b;
 };
 
@@ -50,6 +50,7 @@ RunDiff diff_runs(const RunResults& a, const RunResults& b);
 // A figure's noise in one point: the largest distance of a round from the median, relative to the
 // median (requests/s from the recorded min and max); 0 when there is only the median.
 double figure_noise(const PointResult& point, const std::string& figure);
-std::string render_diff(const RunDiff& diff, const std::string& label_a, const std::string& label_b);
+std::string render_diff(const RunDiff& diff, const std::string& label_a,
+                        const std::string& label_b);
 
 }  // namespace ringside::harness

@@ -15,14 +15,14 @@ namespace ringside::harness {
 
 inline constexpr std::string_view kUnmeasuredText = "–";
 
-std::string format_count(std::uint64_t count);       // 12,345
-std::string format_rate(double per_second);          // 118,566 · 85.3 · 4.25
-std::string format_latency(double microseconds);     // 45 µs · 0.81 ms · 27.3 ms · 812 ms · 2.73 s
-std::string format_memory(double kib);               // 850 kB · 1.9 MB · 123 MB · 1.23 GB
+std::string format_count(std::uint64_t count);    // 12,345
+std::string format_rate(double per_second);       // 118,566 · 85.3 · 4.25
+std::string format_latency(double microseconds);  // 45 µs · 0.81 ms · 27.3 ms · 812 ms · 2.73 s
+std::string format_memory(double kib);            // 850 kB · 1.9 MB · 123 MB · 1.23 GB
 std::string format_cpu_per_request(double microseconds);  // 7.90 µs · 66.0 µs · 104 µs
-std::string format_ratio(double ratio);              // 1.00× · 0.12× · 12.5×
-std::string format_change(double fraction);          // +15.0% · -3.2% · +0.0%
-std::string format_share(double fraction);           // 55%
+std::string format_ratio(double ratio);                   // 1.00× · 0.12× · 12.5×
+std::string format_change(double fraction);               // +15.0% · -3.2% · +0.0%
+std::string format_share(double fraction);                // 55%
 
 // Text as a Markdown table cell or paragraph: no markup, table or HTML takes effect.
 std::string escape_markdown(std::string_view text);

@@ -8,18 +8,24 @@ namespace ringside::harness {
 namespace {
 
 constexpr std::string_view kStyle = R"css(
-body { font: 14px/1.45 system-ui, sans-serif; margin: 1.5em auto; max-width: 1200px; padding: 0 1em; color: #222; }
-h1 { font-size: 1.6em; } h2 { margin-top: 2em; border-bottom: 1px solid #ccc; } h3 { font-size: 1.05em; margin-top: 1.4em; }
+body { font: 14px/1.45 system-ui, sans-serif; color: #222;
+       margin: 1.5em auto; max-width: 1200px; padding: 0 1em; }
+h1 { font-size: 1.6em; }
+h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
+h3 { font-size: 1.05em; margin-top: 1.4em; }
 table { border-collapse: collapse; margin: 0.5em 0 1em; }
-th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left; vertical-align: top; }
-th { background: #f4f4f4; } td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
+th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left;
+         vertical-align: top; }
+th { background: #f4f4f4; }
+td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
 .alert { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.6em 0.9em; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; } figure.chart { margin: 0; }
-pre { white-space: pre-wrap; background: #f6f6f6; padding: 0.5em; }
+.charts { display: flex; flex-wrap: wrap; gap: 1em; }
+figure.chart { margin: 0; }
 )css";
 
 std::string table_html(const ReportTable& table, const std::string& css_class) {
-  std::string out = "<table class=\"" + css_class + "\" id=\"" + escape_html(table.id) + "\">\n<thead><tr>";
+  std::string out =
+      "<table class=\"" + css_class + "\" id=\"" + escape_html(table.id) + "\">\n<thead><tr>";
   for (std::size_t i = 0; i < table.columns.size(); ++i) {
     out += table.numeric[i] ? "<th class=\"n\">" : "<th>";
     out += escape_html(table.columns[i]) + "</th>";
@@ -65,7 +71,8 @@ std::string notes_html(const ReportModel& model) {
   out += "<ol id=\"notes\">\n";
   for (const ReportNote& note : model.notes) {
     out += "<li value=\"" + std::to_string(note.number) + "\">" + escape_html(note.where) +
-           ": <strong>" + escape_html(note.flag) + "</strong>: " + escape_html(note.text) + "</li>\n";
+           ": <strong>" + escape_html(note.flag) + "</strong>: " + escape_html(note.text) +
+           "</li>\n";
   }
   out += "</ol>\n<p>What the flags mean:</p>\n" + list_html(model.flag_meanings, "flag-meanings");
   return out + "</section>\n";
@@ -73,7 +80,8 @@ std::string notes_html(const ReportModel& model) {
 
 std::string sections_html(const ReportModel& model) {
   std::string out = notes_html(model);
-  out += "<section>\n<h2>" + escape_html(model.errors.heading) + "</h2>\n" + table_html(model.errors, "facts");
+  out += "<section>\n<h2>" + escape_html(model.errors.heading) + "</h2>\n" +
+         table_html(model.errors, "facts");
   if (model.errors.rows.empty()) out += "<p>No errors, and the kernel dropped nothing.</p>\n";
   out += "</section>\n<section>\n<h2>Contestants</h2>\n" + table_html(model.contestants, "facts");
   out += list_html(model.contestant_details, "contestant-details");
@@ -97,12 +105,15 @@ std::string render_html(const RunResults& results, std::string_view uplot_js,
   out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
   out += "<script>" + std::string(report_error_hooks_script()) + "</script>\n";
   out += "<h1>" + escape_html(model.title) + "</h1>\n";
-  for (const std::string& alert : model.alerts) out += "<p class=\"alert\">" + escape_html(alert) + "</p>\n";
-  for (const std::string& sentence : model.preamble) out += "<p>" + escape_html(sentence) + "</p>\n";
+  for (const std::string& alert : model.alerts)
+    out += "<p class=\"alert\">" + escape_html(alert) + "</p>\n";
+  for (const std::string& sentence : model.preamble)
+    out += "<p>" + escape_html(sentence) + "</p>\n";
   if (!charts) {
-    out += "<p class=\"alert\" id=\"charts-missing\">The charts are missing: uPlot was not found "
-           "when this report was written. Run scripts/setup (it runs npm ci in web/), then "
-           "<code>ringside compare --report DIR</code> on this results folder.</p>\n";
+    out +=
+        "<p class=\"alert\" id=\"charts-missing\">The charts are missing: uPlot was not found "
+        "when this report was written. Run scripts/setup (it runs npm ci in web/), then "
+        "<code>ringside compare --report DIR</code> on this results folder.</p>\n";
   }
   out += workloads_html(model, charts);
   out += sections_html(model);

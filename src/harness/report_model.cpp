@@ -40,7 +40,9 @@ constexpr FlagMeaning kFlagMeanings[] = {
     {"failed", "the contestant failed at this point: nothing was measured"},
 };
 
-std::string pair_text(const std::string& a, const std::string& b) { return a + "–" + b; }
+std::string pair_text(const std::string& a, const std::string& b) {
+  return a + "–" + b;
+}
 
 double ratio_of(double value, double base) {
   return std::isfinite(value) && std::isfinite(base) && base > 0 ? value / base : kUnmeasured;
@@ -48,7 +50,8 @@ double ratio_of(double value, double base) {
 
 bool same_group(const PointResult& p, const PointGroupKey& key) {
   if (p.workload != key.workload || p.mode != key.mode || p.loader != key.loader) return false;
-  if (p.mode == "open") return p.rate == key.rate || (!std::isfinite(p.rate) && !std::isfinite(key.rate));
+  if (p.mode == "open")
+    return p.rate == key.rate || (!std::isfinite(p.rate) && !std::isfinite(key.rate));
   return p.connections == key.connections;
 }
 
@@ -68,13 +71,15 @@ std::vector<PointGroupKey> groups_of(const RunResults& results, const std::strin
     if (p.workload != workload) continue;
     const bool known = std::any_of(keys.begin(), keys.end(),
                                    [&](const PointGroupKey& k) { return same_group(p, k); });
-    if (!known) keys.push_back({p.workload, p.mode, p.connections, p.mode == "open" ? p.rate : 0, p.loader});
+    if (!known)
+      keys.push_back({p.workload, p.mode, p.connections, p.mode == "open" ? p.rate : 0, p.loader});
   }
   // Closed levels ascending, then the equal-load points: the order a reader follows.
   std::stable_sort(keys.begin(), keys.end(), [](const PointGroupKey& a, const PointGroupKey& b) {
     const bool a_open = a.mode == "open", b_open = b.mode == "open";
     if (a_open != b_open) return !a_open;
-    const double a_level = a_open ? a.rate : a.connections, b_level = b_open ? b.rate : b.connections;
+    const double a_level = a_open ? a.rate : a.connections,
+                 b_level = b_open ? b.rate : b.connections;
     return std::tie(a_level, a.loader) < std::tie(b_level, b.loader);
   });
   return keys;
@@ -104,7 +109,8 @@ std::string errors_cell(const RoundFigures& figures) {
   }
   for (const auto& [status, count] : figures.statuses) {
     if (status.empty() || status[0] == '2' || count == 0) continue;
-    detail += (detail.empty() ? "" : ", ") + std::string("HTTP ") + status + " " + format_count(count);
+    detail +=
+        (detail.empty() ? "" : ", ") + std::string("HTTP ") + status + " " + format_count(count);
   }
   return format_count(total) + (detail.empty() ? "" : " (" + detail + ")");
 }
@@ -113,8 +119,10 @@ double largest_spread(const PointResult& point) {
   const double median = point.median.requests_per_s;
   if (!std::isfinite(median) || median <= 0) return kUnmeasured;
   double spread = 0;
-  if (std::isfinite(point.requests_per_s_min)) spread = std::max(spread, (median - point.requests_per_s_min) / median);
-  if (std::isfinite(point.requests_per_s_max)) spread = std::max(spread, (point.requests_per_s_max - median) / median);
+  if (std::isfinite(point.requests_per_s_min))
+    spread = std::max(spread, (median - point.requests_per_s_min) / median);
+  if (std::isfinite(point.requests_per_s_max))
+    spread = std::max(spread, (point.requests_per_s_max - median) / median);
   return spread;
 }
 
@@ -124,7 +132,8 @@ class ModelBuilder {
 
   ReportModel build() {
     describe_run();
-    for (const std::string& workload : workload_order(results_)) model_.workloads.push_back(section(workload));
+    for (const std::string& workload : workload_order(results_))
+      model_.workloads.push_back(section(workload));
     explain_flags();
     model_.errors = errors_table();
     describe_contestants();
@@ -136,10 +145,13 @@ class ModelBuilder {
  private:
   void describe_run() {
     const RunResults& r = results_;
-    model_.title = "ringside compare: " + (r.scenario_name.empty() ? std::string("results") : r.scenario_name);
-    std::string run = "Scenario " + (r.scenario_name.empty() ? std::string("(unnamed)") : r.scenario_name);
+    model_.title =
+        "ringside compare: " + (r.scenario_name.empty() ? std::string("results") : r.scenario_name);
+    std::string run =
+        "Scenario " + (r.scenario_name.empty() ? std::string("(unnamed)") : r.scenario_name);
     if (!r.scenario_file.empty()) run += " (" + r.scenario_file + ")";
-    if (!r.started_at.empty()) run += ", run from " + r.started_at + " to " + (r.finished_at.empty() ? "?" : r.finished_at);
+    if (!r.started_at.empty())
+      run += ", run from " + r.started_at + " to " + (r.finished_at.empty() ? "?" : r.finished_at);
     if (!r.ringside_version.empty()) run += " by ringside " + r.ringside_version;
     model_.preamble.push_back(run + ".");
     std::string method = "Each figure is the median of " + std::to_string(r.rounds) +
@@ -156,7 +168,8 @@ class ModelBuilder {
         "for coordinated omission, so latency and CPU per request compare at the same load.");
     if (r.partial) {
       model_.alerts.push_back(
-          "Partial run: it was stopped before every point ran; only the points measured are shown.");
+          "Partial run: it was stopped before every point ran; only the points measured are "
+          "shown.");
     }
     if (!r.baseline.empty() && !has_baseline()) {
       model_.alerts.push_back("The baseline " + r.baseline +
@@ -178,7 +191,8 @@ class ModelBuilder {
     for (const WorkloadInfo& w : results_.workloads) {
       if (w.name == workload && !w.path.empty()) section.heading += ": " + w.method + " " + w.path;
     }
-    for (const PointGroupKey& key : groups_of(results_, workload)) section.tables.push_back(group_table(key));
+    for (const PointGroupKey& key : groups_of(results_, workload))
+      section.tables.push_back(group_table(key));
     return section;
   }
 
@@ -201,9 +215,10 @@ class ModelBuilder {
                (open ? "open" + std::to_string(static_cast<long long>(std::llround(key.rate)))
                      : "c" + std::to_string(key.connections)) +
                (key.loader == "ringside" ? "" : "-" + key.loader);
-    table.heading = open ? "Equal load: " + describe_point(*points.front()) : describe_point(*points.front());
-    table.columns = {"contestant", "req/s", "min–max", "p50", "p99", "max", "errors",
-                     "CPU/req", "idle RSS", "peak RSS", "flags"};
+    table.heading =
+        open ? "Equal load: " + describe_point(*points.front()) : describe_point(*points.front());
+    table.columns = {"contestant", "req/s",   "min–max",  "p50",      "p99",  "max",
+                     "errors",     "CPU/req", "idle RSS", "peak RSS", "flags"};
     table.numeric = {false, true, true, true, true, true, true, true, true, true, false};
     const bool ratios = has_baseline();
     if (ratios) {
@@ -218,14 +233,15 @@ class ModelBuilder {
     return table;
   }
 
-  std::vector<std::string> point_row(const PointResult& p, const PointResult* base, bool open, bool ratios) {
+  std::vector<std::string> point_row(const PointResult& p, const PointResult* base, bool open,
+                                     bool ratios) {
     const ContestantResult* contestant = find_contestant(results_, p.contestant);
     const double idle = contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured;
     const std::string dash(kUnmeasuredText);
     std::vector<std::string> row;
     if (!p.failure.empty()) {
-      row = {p.contestant, "failed", dash, dash, dash, dash, dash, dash, format_memory(idle), dash,
-             flags_cell(p)};
+      row = {p.contestant,        "failed", dash,         dash, dash, dash, dash, dash,
+             format_memory(idle), dash,     flags_cell(p)};
     } else {
       const RoundFigures& m = p.median;
       row = {p.contestant,
@@ -306,8 +322,9 @@ class ModelBuilder {
     ReportTable table;
     table.id = "errors";
     table.heading = "Errors and what the kernel did";
-    table.columns = {"workload", "point", "contestant", "transport errors", "non-2xx",
-                     "listen overflows", "listen drops", "SYN retransmits", "resets sent",
+    table.columns = {"workload",          "point",           "contestant",
+                     "transport errors",  "non-2xx",         "listen overflows",
+                     "listen drops",      "SYN retransmits", "resets sent",
                      "established (peak)"};
     table.numeric = {false, false, false, true, true, true, true, true, true, true};
     for (const std::string& workload : workload_order(results_)) {
@@ -324,7 +341,8 @@ class ModelBuilder {
           std::string transport = format_count(m.failed);
           std::string classes;
           for (const auto& [kind, count] : m.errors) {
-            if (count != 0) classes += (classes.empty() ? "" : ", ") + kind + " " + format_count(count);
+            if (count != 0)
+              classes += (classes.empty() ? "" : ", ") + kind + " " + format_count(count);
           }
           if (!classes.empty()) transport += " (" + classes + ")";
           table.rows.push_back({workload, describe_point(*p), p->contestant, transport,
@@ -341,16 +359,18 @@ class ModelBuilder {
     ReportTable& table = model_.contestants;
     table.id = "contestants";
     table.heading = "Contestants";
-    table.columns = {"contestant", "description", "runtime", "version", "threads", "status",
-                     "idle RSS", "RSS after"};
+    table.columns = {"contestant", "description", "runtime",  "version",
+                     "threads",    "status",      "idle RSS", "RSS after"};
     table.numeric = {false, false, false, false, true, false, true, true};
     for (const ContestantResult& c : results_.contestants) {
-      table.rows.push_back({c.name, c.description, c.runtime,
-                            c.version.empty() ? std::string(kUnmeasuredText) : c.version,
-                            c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads),
-                            c.status, format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
+      table.rows.push_back(
+          {c.name, c.description, c.runtime,
+           c.version.empty() ? std::string(kUnmeasuredText) : c.version,
+           c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), c.status,
+           format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
       if (c.status == "ran") continue;
-      std::string detail = c.name + " " + c.status + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
+      std::string detail =
+          c.name + " " + c.status + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
       if (!c.last_output.empty()) detail += ". Last output: " + c.last_output;
       model_.contestant_details.push_back(detail);
     }
@@ -385,7 +405,9 @@ class ModelBuilder {
     for (const WorkloadInfo& w : results_.workloads) {
       table.rows.push_back({w.name, w.method + " " + w.path, w.mode, w.loader});
     }
-    model_.command = "ringside compare" + (results_.scenario_file.empty() ? std::string() : " " + results_.scenario_file);
+    model_.command =
+        "ringside compare" +
+        (results_.scenario_file.empty() ? std::string() : " " + results_.scenario_file);
   }
 
   const RunResults& results_;
@@ -401,7 +423,8 @@ std::string describe_point(const PointResult& point) {
     text = format_rate(point.rate) + " req/s offered (open model, " +
            format_count(point.connections) + " connections)";
   } else {
-    text = format_count(point.connections) + (point.connections == 1 ? " connection" : " connections");
+    text =
+        format_count(point.connections) + (point.connections == 1 ? " connection" : " connections");
   }
   if (point.loader != "ringside") text += " via " + point.loader;
   return text;
@@ -433,6 +456,8 @@ std::vector<std::string> point_flags(const PointResult& point) {
   return flags;
 }
 
-ReportModel build_report_model(const RunResults& results) { return ModelBuilder(results).build(); }
+ReportModel build_report_model(const RunResults& results) {
+  return ModelBuilder(results).build();
+}
 
 }  // namespace ringside::harness

@@ -26,37 +26,37 @@ struct ReportNote {
   int number = 0;
   std::string where;  // "hello, 1000 connections, node-http"
   std::string flag;
-  std::string text;   // the engine's note, or what the flag means in general
+  std::string text;  // the engine's note, or what the flag means in general
 };
 
 struct WorkloadSection {
   std::string name;
-  std::string heading;                 // "hello: GET /"
-  std::vector<ReportTable> tables;     // closed levels ascending, then the equal-load point(s)
+  std::string heading;              // "hello: GET /"
+  std::vector<ReportTable> tables;  // closed levels ascending, then the equal-load point(s)
 };
 
 struct ReportModel {
   std::string title;
-  std::vector<std::string> preamble;   // sentences
-  std::vector<std::string> alerts;     // partial run, missing baseline, ...
+  std::vector<std::string> preamble;  // sentences
+  std::vector<std::string> alerts;    // partial run, missing baseline, ...
   std::vector<WorkloadSection> workloads;
   std::vector<ReportNote> notes;
   std::vector<std::string> flag_meanings;  // "loader-bound: ...", one per flag that occurs
-  ReportTable errors;                  // points with errors or kernel events; may have no rows
+  ReportTable errors;                      // points with errors or kernel events; may have no rows
   ReportTable contestants;
   std::vector<std::string> contestant_details;  // why failed / skipped, last output
   ReportTable machine;
   std::vector<std::string> warnings;
   ReportTable workload_list;
-  std::string command;                 // how to run the scenario again
+  std::string command;  // how to run the scenario again
 };
 
 // A point group: the points of one workload measured alike, so their figures compare.
 struct PointGroupKey {
   std::string workload;
-  std::string mode;      // "closed" | "open"
+  std::string mode;  // "closed" | "open"
   unsigned connections = 0;
-  double rate = 0;       // open only
+  double rate = 0;  // open only
   std::string loader;
 };
 

@@ -41,12 +41,18 @@ std::string_view report_charts_script() {
     {key: "p99", x: 2, label: "p99"}, {key: "p99.9", x: 3, label: "p99.9"},
     {key: "p99.99", x: 4, label: "p99.99"}, {key: "max", x: 5, label: "max"}];
 
+  function orBlank(format) {  // axis labels: uPlot passes null for a tick it leaves out
+    return function (u, values) {
+      return values.map(function (v) { return v == null ? "" : format(v); });
+    };
+  }
   function finite(v) { return typeof v === "number" && isFinite(v); }
   function positive(v) { return finite(v) && v > 0 ? v : null; }
   function grouped(v) { return Math.round(v).toLocaleString("en-US"); }
   function ms(us) {
     var v = us / 1000;
-    return v >= 100 ? grouped(v) : v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toPrecision(1);
+    if (v >= 100) return grouped(v);
+    return v >= 10 ? v.toFixed(1) : v >= 0.1 ? v.toFixed(2) : v.toPrecision(1);
   }
 
   var data = JSON.parse(document.getElementById("ringside-data").textContent);
@@ -77,7 +83,9 @@ std::string_view report_charts_script() {
     names.sort(function (a, b) {
       return (rank[a.split(" via ")[0]] || 0) - (rank[b.split(" via ")[0]] || 0);
     });
-    return {names: names, label: function (p) { return several ? p.contestant + " via " + p.loader : p.contestant; }};
+    return {names: names, label: function (p) {
+      return several ? p.contestant + " via " + p.loader : p.contestant;
+    }};
   }
   function groupKey(p) { return p.mode === "open" ? "open " + p.rate : "closed " + p.connections; }
   function groupLabel(p) {
@@ -89,11 +97,17 @@ std::string_view report_charts_script() {
     points.forEach(function (p) {
       var key = groupKey(p);
       var g = groups.filter(function (x) { return x.key === key; })[0];
-      if (!g) groups.push(g = {key: key, open: p.mode === "open", level: p.mode === "open" ? p.rate : p.connections,
-                              label: groupLabel(p), points: []});
+      if (!g) {
+        var open = p.mode === "open";
+        g = {key: key, open: open, level: open ? p.rate : p.connections, label: groupLabel(p),
+             points: []};
+        groups.push(g);
+      }
       g.points.push(p);
     });
-    groups.sort(function (a, b) { return a.open !== b.open ? (a.open ? 1 : -1) : a.level - b.level; });
+    groups.sort(function (a, b) {
+      return a.open !== b.open ? (a.open ? 1 : -1) : a.level - b.level;
+    });
     return groups;
   }
 
@@ -130,16 +144,19 @@ std::string_view report_charts_script() {
     var series = [{label: "connections"}];
     s.names.forEach(function (name) {
       columns.push(xs.map(function (c) {
-        var p = closed.filter(function (q) { return q.connections === c && s.label(q) === name; })[0];
+        var p = closed.filter(function (q) {
+          return q.connections === c && s.label(q) === name;
+        })[0];
         return p ? p.median.requests_per_s : null;
       }));
       series.push(lineSeries(name));
     });
-    addChart(container, "throughput", workload + ": requests/s against connections (closed model)", {
-      scales: {x: {time: false, distr: 3, log: 10}, y: {range: function (u, min, max) { return [0, max * 1.1]; }}},
-      axes: [{label: "connections", splits: function () { return xs; },
-              values: function (u, v) { return v.map(function (x) { return x == null ? "" : grouped(x); }); }},
-             {label: "requests/s", size: 70, values: function (u, v) { return v.map(grouped); }}],
+    var title = workload + ": requests/s against connections (closed model)";
+    addChart(container, "throughput", title, {
+      scales: {x: {time: false, distr: 3, log: 10},
+               y: {range: function (u, min, max) { return [0, max * 1.1]; }}},
+      axes: [{label: "connections", splits: function () { return xs; }, values: orBlank(grouped)},
+             {label: "requests/s", size: 70, values: orBlank(grouped)}],
       series: series}, columns);
   }
 
@@ -162,16 +179,18 @@ std::string_view report_charts_script() {
       }));
       series.push(lineSeries(name));
     });
-    var title = workload + ": latency by percentile at " +
-        (group.open ? grouped(group.level) + " req/s offered (open model)" : grouped(group.level) + " connections");
+    var title = workload + ": latency by percentile at " + grouped(group.level) +
+        (group.open ? " req/s offered (open model)" : " connections");
     addChart(container, "spectrum", title, {
       scales: {x: {time: false, range: [0, 5.3]}, y: {distr: 3, log: 10}},
-      axes: [{label: "percentile", splits: function () { return NINES.map(function (n) { return n.x; }); },
-              values: function (u, v) { return v.map(function (x) {
+      axes: [{label: "percentile",
+              splits: function () { return NINES.map(function (n) { return n.x; }); },
+              values: orBlank(function (x) {
                 var n = NINES.filter(function (m) { return m.x === x; })[0];
                 return n ? n.label : "";
-              }); }},
-             {label: "latency (ms)", size: 70, values: function (u, v) { return v.map(function (x) { return x == null ? "" : ms(x * 1000); }); }}],
+              })},
+             {label: "latency (ms)", size: 70,
+              values: orBlank(function (x) { return ms(x * 1000); })}],
       series: series}, columns);
   }
 
@@ -206,14 +225,15 @@ std::string_view report_charts_script() {
               values: function (u, v) { return v.map(function (x) {
                 return Number.isInteger(x) && categories[x] ? categories[x].label : "";
               }); }},
-             {label: yLabel, size: 70, values: function (u, v) { return v.map(format); }}],
+             {label: yLabel, size: 70, values: orBlank(format)}],
       series: series}, [xs].concat(columns));
   }
 
   function cpuChart(container, workload, points) {
     var groups = groupsOf(points);
     var s = seriesNames(points);
-    barChart(container, "cpu", workload + ": server CPU per request", "CPU µs per request", groups, s.names,
+    barChart(container, "cpu", workload + ": server CPU per request", "CPU µs per request",
+      groups, s.names,
       function (group, name) {
         var p = group.points.filter(function (q) { return s.label(q) === name; })[0];
         return p ? p.median.server_cpu_us_per_request : null;
@@ -223,7 +243,8 @@ std::string_view report_charts_script() {
   function memoryChart(container, workload, points) {
     var groups = [{label: "idle", idle: true}].concat(groupsOf(points));
     var s = seriesNames(points);
-    barChart(container, "memory", workload + ": memory (RSS idle, then peak at each point)", "MB", groups, s.names,
+    barChart(container, "memory", workload + ": memory (RSS idle, then peak at each point)", "MB",
+      groups, s.names,
       function (group, name) {
         var kib;
         if (group.idle) {
@@ -241,7 +262,9 @@ std::string_view report_charts_script() {
     var points = measured(workload);
     var steps = [
       function () { throughputChart(container, workload, points); },
-      function () { groupsOf(points).forEach(function (g) { spectrumChart(container, workload, g); }); },
+      function () {
+        groupsOf(points).forEach(function (g) { spectrumChart(container, workload, g); });
+      },
       function () { cpuChart(container, workload, points); },
       function () { memoryChart(container, workload, points); }];
     steps.forEach(function (step) {
@@ -253,7 +276,8 @@ std::string_view report_charts_script() {
     if (typeof uPlot === "undefined") {
       body.dataset.chartsMissing = "uPlot is not in this file";
     } else {
-      Array.prototype.forEach.call(document.querySelectorAll(".charts[data-workload]"), drawWorkload);
+      var containers = document.querySelectorAll(".charts[data-workload]");
+      Array.prototype.forEach.call(containers, drawWorkload);
     }
   } finally {
     body.dataset.chartsDrawn = String(drawn);

@@ -143,8 +143,10 @@ TEST(ReportDiff, SampleRuns) {
   EXPECT_EQ(diff.only_b.size(), 8u);  // deno: 3 levels and equal load, 2 workloads
   const std::string text = render_diff(diff, "run-a", "run-b");
   EXPECT_NE(text.find("hello     c=100         ringside    +15.0% *"), std::string::npos) << text;
-  EXPECT_NE(text.find("  hello c=100 ringside: req/s +15.0% (118,566 -> 136,351, better; noise 2.0%)"),
-            std::string::npos) << text;
+  EXPECT_NE(
+      text.find("  hello c=100 ringside: req/s +15.0% (118,566 -> 136,351, better; noise 2.0%)"),
+      std::string::npos)
+      << text;
 }
 
 }  // namespace

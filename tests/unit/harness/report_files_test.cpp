@@ -58,7 +58,8 @@ TEST_F(ReportFiles, FindsTheResultsInAFolderOrNamesWhatIsWrong) {
     results_file_in(dir_);
     FAIL() << "an empty folder has no results";
   } catch (const ReportError& error) {
-    EXPECT_EQ(std::string(error.what()).rfind(dir_.string() + ": no results.json in this folder", 0), 0u);
+    EXPECT_EQ(
+        std::string(error.what()).rfind(dir_.string() + ": no results.json in this folder", 0), 0u);
   }
   EXPECT_THROW(results_file_in(dir_ / "absent"), ReportError);
 }

@@ -33,8 +33,8 @@ TEST(ReportFormat, LatencyPicksTheUnitThatReads) {
 }
 
 TEST(ReportFormat, MemoryIsDecimalMegabytesFromKibibytes) {
-  EXPECT_EQ(format_memory(830), "850 kB");       // 849,920 bytes
-  EXPECT_EQ(format_memory(1856), "1.9 MB");      // 1,900,544 bytes
+  EXPECT_EQ(format_memory(830), "850 kB");   // 849,920 bytes
+  EXPECT_EQ(format_memory(1856), "1.9 MB");  // 1,900,544 bytes
   EXPECT_EQ(format_memory(44800), "45.9 MB");
   EXPECT_EQ(format_memory(120'000), "123 MB");
   EXPECT_EQ(format_memory(8'148'216), "8.34 GB");

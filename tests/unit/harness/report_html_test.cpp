@@ -12,7 +12,8 @@ namespace {
 using testing::fixture_results;
 using testing::small_run;
 
-constexpr std::string_view kFakeUplot = "window.uPlot = function () {}; /* </script> in a comment */";
+constexpr std::string_view kFakeUplot =
+    "window.uPlot = function () {}; /* </script> in a comment */";
 constexpr std::string_view kFakeCss = ".uplot { color: red } /* </style> */";
 
 std::size_t count(const std::string& text, const std::string& what) {
@@ -23,7 +24,8 @@ std::size_t count(const std::string& text, const std::string& what) {
 
 TEST(ReportHtml, TextFromTheResultsCannotEscapeItsElement) {
   RunResults results = small_run();
-  results.contestants[1].description = "</script><script>document.body.dataset.injected = 1</script>";
+  results.contestants[1].description =
+      "</script><script>document.body.dataset.injected = 1</script>";
   results.contestants[1].last_output = "<img src=x onerror=alert(1)>";
   results.contestants[1].status = "failed";
   results.points[1].median.notes = {"</style><b>bold</b>"};
@@ -34,7 +36,8 @@ TEST(ReportHtml, TextFromTheResultsCannotEscapeItsElement) {
   EXPECT_EQ(count(page, "</style>"), 2u);
   EXPECT_EQ(page.find("<img"), std::string::npos);
   EXPECT_EQ(page.find("<b>bold"), std::string::npos);
-  EXPECT_NE(page.find("&lt;/script&gt;&lt;script&gt;document.body.dataset.injected"), std::string::npos)
+  EXPECT_NE(page.find("&lt;/script&gt;&lt;script&gt;document.body.dataset.injected"),
+            std::string::npos)
       << "shown as text in the contestants table";
   EXPECT_NE(page.find("\\u003c/script\\u003e\\u003cscript\\u003edocument.body"), std::string::npos)
       << "kept, escaped, in the embedded JSON";
@@ -42,13 +45,15 @@ TEST(ReportHtml, TextFromTheResultsCannotEscapeItsElement) {
 }
 
 TEST(ReportHtml, SelfContainedNothingFetched) {
-  const std::string page = render_html(read_results_file(fixture_results("run-a")), kFakeUplot, kFakeCss);
+  const std::string page =
+      render_html(read_results_file(fixture_results("run-a")), kFakeUplot, kFakeCss);
   const std::regex fetched(R"((src|href)\s*=|url\(|@import|https?://)", std::regex::icase);
   EXPECT_FALSE(std::regex_search(page, fetched));
 }
 
 TEST(ReportHtml, TablesAndChartPlacesForEveryWorkload) {
-  const std::string page = render_html(read_results_file(fixture_results("run-a")), kFakeUplot, kFakeCss);
+  const std::string page =
+      render_html(read_results_file(fixture_results("run-a")), kFakeUplot, kFakeCss);
   EXPECT_EQ(count(page, "<div class=\"charts\" data-workload="), 2u);
   EXPECT_EQ(count(page, "<table class=\"summary\""), 8u);  // 2 workloads x (3 levels + equal load)
   for (const char* id : {"id=\"errors\"", "id=\"contestants\"", "id=\"machine\"", "id=\"notes\"",

@@ -95,7 +95,8 @@ TEST(ReportMarkdown, NoBaselineMeansNoRatioColumn) {
   const std::string text = render_markdown(results);
   EXPECT_EQ(text.find(" vs "), std::string::npos);
   results.baseline = "h2o";
-  EXPECT_NE(render_markdown(results).find("The baseline h2o has no measured point"), std::string::npos);
+  EXPECT_NE(render_markdown(results).find("The baseline h2o has no measured point"),
+            std::string::npos);
 }
 
 // The sample run: every point group gets its table, failed and noisy points say so in words.
@@ -123,7 +124,8 @@ TEST(ReportMarkdown, SampleRunShowsEveryGroupAndExplainsEveryFlag) {
     const std::string reference = "\\[" + std::to_string(n) + "\\]";
     if (text.find(reference) == std::string::npos) {
       EXPECT_GT(n, 5) << "the sample has at least five flagged points";
-      EXPECT_EQ(text.find("\n" + std::to_string(n) + ". "), std::string::npos) << "note without a flag";
+      EXPECT_EQ(text.find("\n" + std::to_string(n) + ". "), std::string::npos)
+          << "note without a flag";
       break;
     }
     EXPECT_NE(text.find("\n" + std::to_string(n) + ". "), std::string::npos) << reference;

@@ -10,10 +10,12 @@
 namespace ringside::harness::testing {
 
 inline std::filesystem::path fixture_results(const std::string& folder) {
-  return std::filesystem::path(RINGSIDE_SOURCE_DIR) / "tests/fixtures/results" / folder / "results.json";
+  return std::filesystem::path(RINGSIDE_SOURCE_DIR) / "tests/fixtures/results" / folder /
+         "results.json";
 }
 
-inline RoundFigures figures(double rps, double p50, double p99, double max, double cpu, double peak) {
+inline RoundFigures figures(double rps, double p50, double p99, double max, double cpu,
+                            double peak) {
   RoundFigures f;
   f.round = 1;
   f.duration_s = 10;
@@ -32,8 +34,8 @@ inline RoundFigures figures(double rps, double p50, double p99, double max, doub
   return f;
 }
 
-inline PointResult closed_point(const std::string& contestant, unsigned connections, const RoundFigures& f,
-                                double min, double max) {
+inline PointResult closed_point(const std::string& contestant, unsigned connections,
+                                const RoundFigures& f, double min, double max) {
   PointResult p;
   p.workload = "hello";
   p.contestant = contestant;
@@ -80,7 +82,8 @@ inline RunResults small_run() {
   node.rss_idle_kib = 44800;
   node.rss_after_kib = 60000;
   r.contestants = {ringside, node};
-  r.points.push_back(closed_point("ringside", 10, figures(100'000, 80, 250, 1200, 7.9, 2000), 99'000, 101'000));
+  r.points.push_back(
+      closed_point("ringside", 10, figures(100'000, 80, 250, 1200, 7.9, 2000), 99'000, 101'000));
   RoundFigures slow = figures(12'345, 790, 2100, 45'000, 66, 50'000);
   slow.statuses["503"] = 5;
   slow.errors = {{"reset", 2}};
