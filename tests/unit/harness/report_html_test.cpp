@@ -2,7 +2,8 @@
 
 #include <gtest/gtest.h>
 
-#include <regex>
+#include <algorithm>
+#include <cctype>
 
 #include "report_sample.hpp"
 
@@ -47,8 +48,12 @@ TEST(ReportHtml, TextFromTheResultsCannotEscapeItsElement) {
 TEST(ReportHtml, SelfContainedNothingFetched) {
   const std::string page =
       render_html(read_results_file(fixture_results("run-a")), kFakeUplot, kFakeCss);
-  const std::regex fetched(R"((src|href)\s*=|url\(|@import|https?://)", std::regex::icase);
-  EXPECT_FALSE(std::regex_search(page, fetched));
+  std::string lower = page;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  for (const char* fetched : {" src=", " href=", "url(", "@import", "http://", "https://"}) {
+    EXPECT_EQ(lower.find(fetched), std::string::npos) << fetched;
+  }
 }
 
 TEST(ReportHtml, TablesAndChartPlacesForEveryWorkload) {
