@@ -18,6 +18,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "compare_reports.hpp"
 #include "db/temp_cluster.hpp"
 #include "harness/contestant.hpp"
 #include "harness/proc_table.hpp"
@@ -213,7 +214,10 @@ int run_compare(int argc, char** argv) {
   CompareFlags flags;
   CLI::App app(kName, kName);
   parse_compare_flags(app, flags);
+  ReportFlags report_flags;
+  add_report_flags(app, report_flags);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
   if (flags.validate && flags.list) {
     std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
     return 2;

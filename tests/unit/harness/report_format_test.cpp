@@ -1,0 +1,88 @@
+#include "harness/report_format.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "harness/results.hpp"
+
+namespace ringside::harness {
+namespace {
+
+TEST(ReportFormat, CountsAndRatesAreGroupedForHumans) {
+  EXPECT_EQ(format_count(0), "0");
+  EXPECT_EQ(format_count(999), "999");
+  EXPECT_EQ(format_count(1000), "1,000");
+  EXPECT_EQ(format_count(12345678), "12,345,678");
+  EXPECT_EQ(format_rate(118566.4), "118,566");
+  EXPECT_EQ(format_rate(12345.5), "12,346");
+  EXPECT_EQ(format_rate(100), "100");
+  EXPECT_EQ(format_rate(85.34), "85.3");
+  EXPECT_EQ(format_rate(4.254), "4.25");
+  EXPECT_EQ(format_rate(kUnmeasured), "–");
+}
+
+TEST(ReportFormat, LatencyPicksTheUnitThatReads) {
+  EXPECT_EQ(format_latency(45), "45 µs");
+  EXPECT_EQ(format_latency(812), "0.81 ms");
+  EXPECT_EQ(format_latency(3420), "3.42 ms");
+  EXPECT_EQ(format_latency(27'340), "27.3 ms");
+  EXPECT_EQ(format_latency(812'000), "812 ms");
+  EXPECT_EQ(format_latency(2'734'000), "2.73 s");
+  EXPECT_EQ(format_latency(kUnmeasured), "–");
+}
+
+TEST(ReportFormat, MemoryIsDecimalMegabytesFromKibibytes) {
+  EXPECT_EQ(format_memory(830), "850 kB");   // 849,920 bytes
+  EXPECT_EQ(format_memory(1856), "1.9 MB");  // 1,900,544 bytes
+  EXPECT_EQ(format_memory(44800), "45.9 MB");
+  EXPECT_EQ(format_memory(120'000), "123 MB");
+  EXPECT_EQ(format_memory(8'148'216), "8.34 GB");
+  EXPECT_EQ(format_memory(kUnmeasured), "–");
+}
+
+TEST(ReportFormat, CpuRatiosAndChanges) {
+  EXPECT_EQ(format_cpu_per_request(7.9), "7.90 µs");
+  EXPECT_EQ(format_cpu_per_request(66), "66.0 µs");
+  EXPECT_EQ(format_cpu_per_request(1040.4), "1,040 µs");
+  EXPECT_EQ(format_ratio(1), "1.00×");
+  EXPECT_EQ(format_ratio(0.119), "0.12×");
+  EXPECT_EQ(format_ratio(12.46), "12.5×");
+  EXPECT_EQ(format_change(0.15), "+15.0%");
+  EXPECT_EQ(format_change(-0.032), "-3.2%");
+  EXPECT_EQ(format_share(0.02), "2%");
+}
+
+TEST(ReportFormat, MarkdownEscapingKeepsTablesAndMarkupInert) {
+  EXPECT_EQ(escape_markdown("a|b"), "a\\|b");
+  EXPECT_EQ(escape_markdown("*x* _y_ `z` [l](u)"), "\\*x\\* \\_y\\_ \\`z\\` \\[l\\](u)");
+  EXPECT_EQ(escape_markdown("<script>&"), "&lt;script&gt;&amp;");
+  EXPECT_EQ(escape_markdown("two\nlines"), "two lines");
+}
+
+TEST(ReportFormat, HtmlEscaping) {
+  EXPECT_EQ(escape_html("<a href=\"x\">'&'</a>"),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;");
+}
+
+TEST(ReportFormat, JsonInAScriptElementCannotCloseIt) {
+  const std::string json = R"({"d": "</script><script>alert(1)</script> & <!-- \u2028"})";
+  const std::string escaped = escape_json_for_script(json + "\xE2\x80\xA8");
+  EXPECT_EQ(escaped.find('<'), std::string::npos);
+  EXPECT_EQ(escaped.find('>'), std::string::npos);
+  EXPECT_EQ(escaped.find('&'), std::string::npos);
+  EXPECT_NE(escaped.find("\\u003c/script\\u003e"), std::string::npos);
+  EXPECT_EQ(escaped.find("\xE2\x80\xA8"), std::string::npos);
+  EXPECT_NE(escaped.find("\\u2028"), std::string::npos);
+}
+
+TEST(ReportFormat, InlineCodeCannotCloseItsElement) {
+  EXPECT_EQ(escape_inline_code("var s = '</script>'; // </SCRIPT", "script"),
+            "var s = '<\\/script>'; // <\\/SCRIPT");
+  EXPECT_EQ(escape_inline_code("a{content:'</style>'}", "style"), "a{content:'<\\/style>'}");
+  EXPECT_EQ(escape_inline_code("x = '<!--'", "script"), "x = '<\\!--'");
+  EXPECT_EQ(escape_inline_code("a < b && c </ d", "script"), "a < b && c </ d");
+}
+
+}  // namespace
+}  // namespace ringside::harness

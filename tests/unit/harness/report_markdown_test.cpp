@@ -1,0 +1,136 @@
+#include "harness/report_markdown.hpp"
+
+#include <gtest/gtest.h>
+
+#include "report_sample.hpp"
+
+namespace ringside::harness {
+namespace {
+
+using testing::fixture_results;
+using testing::small_run;
+
+// The whole document for a small run: the layout a README gets, pinned.
+TEST(ReportMarkdown, SmallRunHasTheExactStructure) {
+  const std::string expected = R"md(# ringside compare: tiny
+
+Scenario tiny (scenarios/tiny.toml), run from 2025-06-02T09:14:03Z to 2025-06-02T09:14:30Z by ringside 0.9.0.
+Each figure is the median of 1 round; min–max is the spread of requests/s over the rounds; ratios are against ringside (closed model: its requests/s; equal load: its p99 latency).
+Closed model: a fixed number of connections sending as fast as the server answers. Open model (equal load): every contestant offered the same request rate, latency corrected for coordinated omission, so latency and CPU per request compare at the same load.
+
+## hello: GET /
+
+### 10 connections
+
+| contestant | req/s | min–max | p50 | p99 | max | errors | CPU/req | idle RSS | peak RSS | flags | req/s vs ringside |
+|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|
+| ringside | 100,000 | 99,000–101,000 | 80 µs | 0.25 ms | 1.20 ms | 0 | 7.90 µs | 1.6 MB | 2.0 MB |  | 1.00× |
+| node-http | 12,345 | 12,000–12,500 | 0.79 ms | 2.10 ms | 45.0 ms | 7 (reset 2, HTTP 503 5) | 66.0 µs | 45.9 MB | 51.2 MB | listen-overflow \[1\] | 0.12× |
+
+## Notes
+
+1. hello, 10 connections, node-http: **listen-overflow**: the kernel dropped 7 connection attempts
+
+What the flags mean:
+
+- listen-overflow: the kernel's listen queue overflowed: connection attempts were dropped before the server saw them, and the clients' retries show up as latency
+
+## Errors and what the kernel did
+
+| workload | point | contestant | transport errors | non-2xx | listen overflows | listen drops | SYN retransmits | resets sent | established (peak) |
+|---|---|---|--:|--:|--:|--:|--:|--:|--:|
+| hello | 10 connections | node-http | 2 (reset 2) | 5 | 0 | 0 | 0 | 0 | 0 |
+
+## Contestants
+
+| contestant | description | runtime | version | threads | status | idle RSS | RSS after |
+|---|---|---|---|--:|---|--:|--:|
+| ringside | ringside serve | ringside | 0.9.0 | 1 | ran | 1.6 MB | 2.1 MB |
+| node-http | node \| http | node | v20.19.2 | 1 | ran | 45.9 MB | 61.4 MB |
+
+## Machine
+
+| fact | value |
+|---|---|
+| CPU | Test CPU |
+| cores | 2 |
+| kernel | 6.1.0 |
+| memory | 1.02 GB |
+| frequency governor | not visible |
+| server CPUs | 0 |
+| loader CPUs | 1 |
+
+Warnings:
+
+- server and loader share core 0
+
+## Scenario
+
+| workload | request | mode | loader |
+|---|---|---|---|
+| hello | GET / | closed | ringside |
+
+Run it again with `ringside compare scenarios/tiny.toml`.
+)md";
+  EXPECT_EQ(render_markdown(small_run()), expected);
+}
+
+TEST(ReportMarkdown, PartialRunSaysSoFirst) {
+  RunResults results = small_run();
+  results.partial = true;
+  const std::string text = render_markdown(results);
+  EXPECT_EQ(text.find("# ringside compare: tiny\n\n> **Partial run:"), 0u);
+}
+
+TEST(ReportMarkdown, TextFromTheResultsCannotBreakTheTable) {
+  RunResults results = small_run();
+  results.contestants[1].description = "a | b\n## not a heading <b>";
+  const std::string text = render_markdown(results);
+  EXPECT_NE(text.find("| a \\| b \\#\\# not a heading &lt;b&gt; |"), std::string::npos);
+}
+
+TEST(ReportMarkdown, NoBaselineMeansNoRatioColumn) {
+  RunResults results = small_run();
+  results.baseline = "";
+  const std::string text = render_markdown(results);
+  EXPECT_EQ(text.find(" vs "), std::string::npos);
+  results.baseline = "h2o";
+  EXPECT_NE(render_markdown(results).find("The baseline h2o has no measured point"),
+            std::string::npos);
+}
+
+// The sample run: every point group gets its table, failed and noisy points say so in words.
+TEST(ReportMarkdown, SampleRunShowsEveryGroupAndExplainsEveryFlag) {
+  const std::string text = render_markdown(read_results_file(fixture_results("run-a")));
+  for (const char* heading :
+       {"## hello: GET /\n", "## users: GET /users/{1..10000}\n", "### 10 connections\n",
+        "### 100 connections\n", "### 1,000 connections\n",
+        "### Equal load: 7,100 req/s offered (open model, 100 connections)\n",
+        "### Equal load: 3,100 req/s offered (open model, 100 connections)\n", "## Notes\n",
+        "## Contestants\n", "## Machine\n", "## Scenario\n"}) {
+    EXPECT_NE(text.find(heading), std::string::npos) << heading;
+  }
+  // The open tables compare tails, not throughput, against the baseline.
+  EXPECT_NE(text.find("| flags | p99 vs ringside |"), std::string::npos);
+  EXPECT_NE(text.find("| express | failed | – |"), std::string::npos);
+  EXPECT_NE(text.find("crashed: exit code 134 (SIGABRT)"), std::string::npos);
+  EXPECT_NE(text.find("**noisy**: the rounds spread 10.9% around the median"), std::string::npos);
+  EXPECT_NE(text.find("**loader-bound**: the loader used 98% of its core"), std::string::npos);
+  EXPECT_NE(text.find("**syn-retransmits**: 1,840 SYNs were retransmitted"), std::string::npos);
+  EXPECT_NE(text.find("deno skipped: runtime 'deno' is not on PATH"), std::string::npos);
+  EXPECT_NE(text.find("express failed: stopped answering"), std::string::npos);
+  // Every "[n]" in a table has its note.
+  for (int n = 1;; ++n) {
+    const std::string reference = "\\[" + std::to_string(n) + "\\]";
+    if (text.find(reference) == std::string::npos) {
+      EXPECT_GT(n, 5) << "the sample has at least five flagged points";
+      EXPECT_EQ(text.find("\n" + std::to_string(n) + ". "), std::string::npos)
+          << "note without a flag";
+      break;
+    }
+    EXPECT_NE(text.find("\n" + std::to_string(n) + ". "), std::string::npos) << reference;
+  }
+}
+
+}  // namespace
+}  // namespace ringside::harness
