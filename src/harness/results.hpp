@@ -58,6 +58,7 @@ struct RoundFigures {
   double server_cpu_us_per_request = kUnmeasured;
   double loader_cpu_s = kUnmeasured;
   double loader_cpu_share = kUnmeasured;          // of the cores the loader may use, 0..1
+  double loader_wait_s = kUnmeasured;  // its threads runnable but waiting for a CPU (schedstat)
   double rss_peak_kib = kUnmeasured;              // sampled every 100 ms, and VmHWM
   double rss_mean_kib = kUnmeasured;
   KernelFigures kernel;

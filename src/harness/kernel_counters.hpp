@@ -1,0 +1,39 @@
+// What the kernel did for the TCP connections of a point: listen-queue overflows and drops, SYN
+// retransmits, resets sent (system-wide counters of /proc/net/netstat and /proc/net/snmp, read
+// before and after a point), and how many connections a port really has established (from
+// /proc/net/tcp and tcp6). Parsers are pure and tested against recorded /proc texts.
+//
+//   KernelCounters before = read_kernel_counters();
+//   ... the point ...
+//   KernelCounters delta = read_kernel_counters() - before;
+//   std::uint64_t established = count_established(port);
+#pragma once
+
+#include <cstdint>
+#include <string_view>
+
+namespace ringside::harness {
+
+struct KernelCounters {
+  std::uint64_t listen_overflows = 0;  // TcpExt ListenOverflows: accept queue full
+  std::uint64_t listen_drops = 0;      // TcpExt ListenDrops: SYNs dropped at a listener
+  std::uint64_t syn_retransmits = 0;   // TcpExt TCPSynRetrans
+  std::uint64_t resets_sent = 0;       // Tcp OutRsts
+  bool readable = true;                // false when /proc/net could not be read
+
+  // Counters only grow; a wrapped or reset counter gives 0 rather than a huge number.
+  KernelCounters operator-(const KernelCounters& earlier) const;
+};
+
+// The "TcpExt:" name and value lines of /proc/net/netstat.
+void parse_netstat(std::string_view text, KernelCounters& counters);
+// The "Tcp:" name and value lines of /proc/net/snmp.
+void parse_snmp(std::string_view text, KernelCounters& counters);
+KernelCounters read_kernel_counters();
+
+// Sockets in /proc/net/tcp(6) format whose local port is `port` and whose state is ESTABLISHED.
+std::uint64_t count_established_in(std::string_view proc_net_tcp, int port);
+// Both files, now.
+std::uint64_t count_established(int port);
+
+}  // namespace ringside::harness
