@@ -108,6 +108,7 @@ std::string render_text_report(const RunResults& results) {
                               "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
                               "vs " + results.baseline, "flags"}};
     std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
+    std::vector<std::string> noisy;
     for (const PointResult& point : results.points) {
       if (point.workload != workload.name) continue;
       const ContestantResult* contestant = contestant_named(results, point.contestant);
@@ -133,16 +134,21 @@ std::string render_text_report(const RunResults& results) {
       const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
                                 (point.mode == "open" ? " open" : "");
       for (const std::string& note : m.notes) notes.emplace_back(where, note);
-      if (point.noisy) {
-        notes.emplace_back(where, "noisy: the rounds' requests/s spread more than 5% around the median; "
-                                  "run more rounds or quiet the machine");
-      }
+      if (point.noisy) noisy.push_back(where);
       if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
     }
     if (rows.size() == 1) continue;
     text += "\n" + workload.name + " (" + workload.method + " " + workload.path + ")\n";
     text += render_table(rows);
     for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
+    if (!noisy.empty()) {
+      // One line for all of them: on a busy machine every point may be noisy.
+      std::string which;
+      for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
+      text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
+              " points: " + which + "): the rounds' requests/s spread more than 5% around the "
+              "median; run more rounds or quiet the machine\n";
+    }
   }
   std::string absent;
   for (const ContestantResult& contestant : results.contestants) {

@@ -69,6 +69,8 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
   EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
   EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
+  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): the rounds' requests/s spread"),
+            std::string::npos) << text;
   EXPECT_NE(text.find("deno"), std::string::npos);
   EXPECT_NE(text.find("failed"), std::string::npos);
   EXPECT_NE(text.find("  bun: failed: validation failed: pipelined x16: closed"), std::string::npos);
