@@ -39,6 +39,7 @@ struct CompareFlags {
   std::string contestants_dir;
   std::string postgres_url;
   int threads = 1;
+  bool threads_given = false;  // a run: --threads overrides the scenario's
   double ready_timeout_s = 30;
   std::vector<std::string> only, skip;
   std::string out_dir;
@@ -273,6 +274,7 @@ std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) 
     scenario.settle_s = 0;
   }
   if (flags.rounds > 0) scenario.rounds = flags.rounds;
+  if (flags.threads_given) scenario.threads = static_cast<unsigned>(flags.threads);
   if (flags.duration_s > 0) scenario.duration_s = flags.duration_s;
   if (!flags.postgres_url.empty()) {
     scenario.database = harness::DatabaseKind::kUrl;
@@ -345,6 +347,7 @@ int run_compare(int argc, char** argv) {
   CLI::App app(kName, kName);
   parse_compare_flags(app, flags);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  flags.threads_given = app.count("--threads") > 0;
   if (flags.validate && flags.list) {
     std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
     return 2;

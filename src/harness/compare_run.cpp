@@ -733,7 +733,7 @@ RunResults Engine::run() {
   rounds_started_ = Clock::now();
   for (unsigned round = 1; round <= scenario_.rounds && !stopping(); ++round) {
     run_round(round, false);
-    if (round == 1) compute_equal_loads();
+    if (round == 1 && !stopping()) compute_equal_loads();
   }
   // With one round there is no later round to carry the equal-load points: a pass of their own.
   if (scenario_.rounds == 1 && !equal_loads_.empty() && !stopping()) run_round(1, true);

@@ -270,7 +270,7 @@ connections = [4]
         self.assertIn("baseline", out)
         self.assertTrue(out.rstrip().endswith(f"results in {self.out}"), out)
         # Live progress: the point measured and the time left.
-        self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1s\), about \d+")
+        self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1\.2s\), about \d")
         self.assert_nothing_left()
 
     def test_only_skip_rounds_and_duration_flags(self):
