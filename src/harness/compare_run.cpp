@@ -420,8 +420,10 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   bool ended = false;
   std::unique_ptr<PointSampler> sampler;
   double throttled_before = 0, throttled = 0;
+  std::optional<std::uint64_t> drops_before, drops_after;
   auto end = [&] {
     kernel_after = read_kernel_counters();
+    drops_after = listener_drops(port);
     throttled = std::max(0.0, cgroup_throttled_s() - throttled_before);
     if (sampler) sampler->sample_now();
     ended = true;
@@ -429,6 +431,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   auto begin = [&] {
     tree_before = measure_tree(pid);
     kernel_before = read_kernel_counters();
+    drops_before = listener_drops(port);
     throttled_before = cgroup_throttled_s();
     cpu_before = process_cpu_s();
     measure_start = Clock::now();
@@ -509,6 +512,8 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   figures.kernel.syn_retransmits = kernel.syn_retransmits;
   figures.kernel.resets_sent = kernel.resets_sent;
   figures.kernel.established_peak = sampled.established_peak;
+  const bool per_port = drops_before && drops_after;
+  if (per_port) figures.kernel.listen_drops = *drops_after >= *drops_before ? *drops_after - *drops_before : 0;
   if (workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
     const std::string relative = log_name(results_.contestants[state.result].name, plan, round);
     fs::create_directories(options_.out_dir / "histograms");
@@ -526,7 +531,8 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .connections = plan.connections,
                         .pipeline = workload.pipeline,
                         .loader_cores = loader_cores,
-                        .connections_counted = kernel.readable});
+                        .connections_counted = kernel.readable,
+                        .listen_drops_per_port = per_port});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant

@@ -73,7 +73,15 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
 
 void judge_kernel(RoundFigures& round, const PointContext& context) {
   const KernelFigures& k = round.kernel;
-  if (k.listen_overflows > 0 || k.listen_drops > 0) {
+  if (context.listen_drops_per_port) {
+    // The server's own listening sockets say it; the machine-wide counters may be anyone's.
+    if (k.listen_drops > 0) {
+      flag(round, "listen-overflow",
+           "the kernel dropped " + with_commas(k.listen_drops) +
+               " connections at this server's full listen queue: clients waited for SYN "
+               "retransmits; latency here is the kernel's, not the server's");
+    }
+  } else if (k.listen_overflows > 0 || k.listen_drops > 0) {
     flag(round, "listen-overflow",
          "the kernel's listen queue overflowed " + with_commas(k.listen_overflows) + " times (" +
              with_commas(k.listen_drops) +

@@ -30,6 +30,8 @@ struct PointContext {
   unsigned pipeline = 1;
   double loader_cores = 1;      // cores the loader's threads could use: min(threads, load CPUs)
   bool connections_counted = true;  // established_peak was measured
+  // kernel.listen_drops is the server's own listening sockets' (sock_diag), not machine-wide.
+  bool listen_drops_per_port = false;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).

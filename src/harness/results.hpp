@@ -37,7 +37,8 @@ struct LatencyFigures {  // microseconds
 // server's established connections counted during the point).
 struct KernelFigures {
   std::uint64_t listen_overflows = 0;  // TcpExt ListenOverflows
-  std::uint64_t listen_drops = 0;      // TcpExt ListenDrops
+  std::uint64_t listen_drops = 0;      // the server's listening sockets' drops (sock_diag);
+                                       // TcpExt ListenDrops when those cannot be read
   std::uint64_t syn_retransmits = 0;   // TcpExt TCPSynRetrans
   std::uint64_t resets_sent = 0;       // Tcp OutRsts
   std::uint64_t established_peak = 0;  // the server port's ESTABLISHED sockets, at most

@@ -420,11 +420,12 @@ class FlagTest(CompareRunTest):
         (point,) = self.results()["points"]
         figures = point["median"]
         self.assertIn("listen-overflow", figures["flags"], figures)
-        self.assertGreater(figures["kernel"]["listen_overflows"] + figures["kernel"]["listen_drops"], 0)
+        # Counted at the server's own listening socket (sock_diag), not machine-wide.
+        self.assertGreater(figures["kernel"]["listen_drops"], 0)
         # At most ~100 accepted in 2 s, plus the two the queue holds: far from 200.
         self.assertIn("connections-missing", figures["flags"], figures)
         self.assertLess(figures["kernel"]["established_peak"], 200)
-        self.assertIn("the kernel's listen queue overflowed", out)
+        self.assertIn("connections at this server's full listen queue", out)
         self.assert_nothing_left()
 
 

@@ -1,6 +1,20 @@
 #include "harness/kernel_counters.hpp"
 
+#include <arpa/inet.h>
+#include <fcntl.h>
 #include <gtest/gtest.h>
+#include <linux/inet_diag.h>
+#include <linux/netlink.h>
+#include <linux/rtnetlink.h>
+#include <linux/sock_diag.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <chrono>
+#include <cstring>
+#include <thread>
+#include <vector>
 
 namespace ringside::harness {
 namespace {
@@ -55,6 +69,76 @@ TEST(KernelCounters, CountsEstablishedSocketsOfALocalPort) {
       "   0: 00000000000000000000000001000000:1F90 00000000000000000000000001000000:D000 01 0\n";
   EXPECT_EQ(count_established_in(tcp6, 8080), 1u);
   EXPECT_EQ(count_established_in("", 8080), 0u);
+}
+
+// Appends one SOCK_DIAG_BY_FAMILY reply for a listener on `port` with `drops` in its meminfo.
+void append_reply(std::vector<char>& buffer, int port, std::uint32_t drops) {
+  std::uint32_t meminfo[SK_MEMINFO_VARS] = {};
+  meminfo[SK_MEMINFO_DROPS] = drops;
+  const std::size_t attribute_length = RTA_LENGTH(sizeof meminfo);
+  const std::size_t length = NLMSG_LENGTH(sizeof(inet_diag_msg)) + RTA_ALIGN(attribute_length);
+  std::vector<char> message(NLMSG_ALIGN(length), 0);
+  auto* header = reinterpret_cast<nlmsghdr*>(message.data());
+  header->nlmsg_len = static_cast<std::uint32_t>(length);
+  header->nlmsg_type = SOCK_DIAG_BY_FAMILY;
+  auto* diag = static_cast<inet_diag_msg*>(NLMSG_DATA(header));
+  diag->id.idiag_sport = htons(static_cast<std::uint16_t>(port));
+  auto* attribute = reinterpret_cast<rtattr*>(diag + 1);
+  attribute->rta_len = static_cast<unsigned short>(attribute_length);
+  attribute->rta_type = INET_DIAG_SKMEMINFO;
+  std::memcpy(RTA_DATA(attribute), meminfo, sizeof meminfo);
+  buffer.insert(buffer.end(), message.begin(), message.end());
+}
+
+TEST(KernelCounters, SumsTheDropsOfAPortsListeners) {
+  std::vector<char> buffer;
+  append_reply(buffer, 8080, 5);
+  append_reply(buffer, 9090, 7);
+  append_reply(buffer, 8080, 2);  // a second SO_REUSEPORT listener
+  bool done = false, error = false;
+  EXPECT_EQ(sum_listener_drops(buffer.data(), buffer.size(), 8080, done, error), 7u);
+  EXPECT_FALSE(done);
+  nlmsghdr end{};
+  end.nlmsg_len = NLMSG_LENGTH(sizeof(int));
+  end.nlmsg_type = NLMSG_DONE;
+  std::vector<char> last(NLMSG_ALIGN(end.nlmsg_len), 0);
+  std::memcpy(last.data(), &end, sizeof end);
+  EXPECT_EQ(sum_listener_drops(last.data(), last.size(), 8080, done, error), 0u);
+  EXPECT_TRUE(done);
+  EXPECT_FALSE(error);
+}
+
+// A listener that never accepts, with a backlog of 1, and eight handshakes at once: the kernel
+// drops what its queue cannot hold, and says so for that socket.
+TEST(KernelCounters, SeesDropsAtAFullListenQueue) {
+  const int listener = socket(AF_INET, SOCK_STREAM, 0);
+  ASSERT_GE(listener, 0);
+  sockaddr_in address{};
+  address.sin_family = AF_INET;
+  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ASSERT_EQ(bind(listener, reinterpret_cast<sockaddr*>(&address), sizeof address), 0);
+  ASSERT_EQ(listen(listener, 1), 0);
+  socklen_t length = sizeof address;
+  ASSERT_EQ(getsockname(listener, reinterpret_cast<sockaddr*>(&address), &length), 0);
+  const int port = ntohs(address.sin_port);
+  const auto before = listener_drops(port);
+  ASSERT_TRUE(before.has_value()) << "sock_diag could not be asked";
+  EXPECT_EQ(*before, 0u);
+  std::vector<int> clients;
+  for (int i = 0; i < 8; ++i) {
+    const int client = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+    connect(client, reinterpret_cast<sockaddr*>(&address), sizeof address);
+    clients.push_back(client);
+  }
+  std::uint64_t drops = 0;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::seconds(5);
+  while ((drops = listener_drops(port).value_or(0)) == 0 && std::chrono::steady_clock::now() < deadline) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));  // polling a counter, bounded
+  }
+  EXPECT_GT(drops, 0u);
+  EXPECT_EQ(listener_drops(port == 65535 ? 1 : port + 1).value_or(0), 0u) << "another port's";
+  for (int client : clients) close(client);
+  close(listener);
 }
 
 TEST(KernelCounters, ReadsThisMachine) {

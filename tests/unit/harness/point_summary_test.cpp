@@ -136,6 +136,23 @@ TEST(Flags, KernelCounters) {
   EXPECT_TRUE(has(drops_only, "listen-overflow"));
 }
 
+TEST(Flags, ListenDropsOfTheServersOwnSocketsDecide) {
+  RoundFigures elsewhere = healthy();
+  elsewhere.kernel.listen_overflows = 50;  // machine-wide: someone else's
+  elsewhere.kernel.listen_drops = 0;       // the server's own listeners dropped nothing
+  PointContext per_port = kClosed100;
+  per_port.listen_drops_per_port = true;
+  judge_round(elsewhere, per_port);
+  EXPECT_FALSE(has(elsewhere, "listen-overflow"));
+  RoundFigures here = healthy();
+  here.kernel.listen_drops = 1234;
+  judge_round(here, per_port);
+  ASSERT_TRUE(has(here, "listen-overflow"));
+  EXPECT_EQ(here.notes.at(0), "the kernel dropped 1,234 connections at this server's full listen "
+                              "queue: clients waited for SYN retransmits; latency here is the "
+                              "kernel's, not the server's");
+}
+
 TEST(Flags, UncountedConnectionsAreNotMissing) {
   RoundFigures r = healthy();
   r.kernel.established_peak = 0;
