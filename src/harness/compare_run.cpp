@@ -23,11 +23,11 @@
 #include "harness/kernel_counters.hpp"
 #include "harness/lifecycle.hpp"
 #include "harness/machine_facts.hpp"
+#include "harness/point_figures.hpp"
 #include "harness/point_summary.hpp"
 #include "harness/proc_table.hpp"
 #include "harness/sampler.hpp"
 #include "harness/validation_run.hpp"
-#include "load/hdr_log.hpp"
 #include "load/load_run.hpp"
 
 namespace ringside::harness {
@@ -372,40 +372,6 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   return alive;
 }
 
-void fill_from_load(const load::LoadResult& result, RoundFigures& figures) {
-  const load::Stats& stats = result.stats;
-  figures.duration_s = result.elapsed_s;
-  figures.completed = stats.completed;
-  figures.failed = stats.errored;
-  figures.requests_per_s = result.elapsed_s > 0 ? static_cast<double>(stats.completed) / result.elapsed_s
-                                                : kUnmeasured;
-  if (stats.latency.count() > 0) {
-    const load::Histogram& h = stats.latency;
-    figures.latency.p50 = static_cast<double>(h.value_at_percentile(50));
-    figures.latency.p90 = static_cast<double>(h.value_at_percentile(90));
-    figures.latency.p99 = static_cast<double>(h.value_at_percentile(99));
-    figures.latency.p999 = static_cast<double>(h.value_at_percentile(99.9));
-    figures.latency.p9999 = static_cast<double>(h.value_at_percentile(99.99));
-    figures.latency.max = static_cast<double>(h.max());
-    figures.latency.mean = h.mean();
-  }
-  for (std::size_t code = 0; code < stats.status.size(); ++code) {
-    if (stats.status[code] > 0) figures.statuses[code == 0 ? "other" : std::to_string(code)] = stats.status[code];
-  }
-  for (std::size_t error = 0; error < load::kErrorClasses; ++error) {
-    if (stats.errors[error] > 0) {
-      figures.errors[std::string(load::error_key(static_cast<load::ErrorClass>(error)))] = stats.errors[error];
-    }
-  }
-}
-
-std::string log_name(const std::string& contestant, const PointPlan& plan, unsigned round) {
-  std::string name = plan.workload->name + "-" + contestant + "-" + plan.mode + "-c" +
-                     std::to_string(plan.connections);
-  if (plan.mode == "open") name += "-r" + std::to_string(std::llround(plan.rate));
-  return "histograms/" + name + "-round" + std::to_string(round) + ".hlog";
-}
-
 bool Engine::measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
                      unsigned round, RoundFigures& figures, std::string& failure) {
   const pid_t pid = server.process().pid();
@@ -515,16 +481,14 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   const bool per_port = drops_before && drops_after;
   if (per_port) figures.kernel.listen_drops = *drops_after >= *drops_before ? *drops_after - *drops_before : 0;
   if (workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
-    const std::string relative = log_name(results_.contestants[state.result].name, plan, round);
-    fs::create_directories(options_.out_dir / "histograms");
-    if (std::FILE* file = std::fopen((options_.out_dir / relative).c_str(), "w")) {
-      load::HdrLogWriter log(file);
-      log.write_comment("ringside compare: " + results_.contestants[state.result].name + ", " +
-                        plan.workload->name + ", " + plan.mode + ", " +
-                        std::to_string(plan.connections) + " connections, round " + std::to_string(round));
-      log.write_header(load_result.start_epoch_s);
-      log.write_interval(0, load_result.elapsed_s, load_result.stats.latency);
-      if (std::fclose(file) == 0 && log.ok()) figures.histogram_log = relative;
+    const std::string& name = results_.contestants[state.result].name;
+    const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
+                                                    plan.connections, plan.rate, round);
+    const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
+                                plan.mode + ", " + std::to_string(plan.connections) +
+                                " connections, round " + std::to_string(round);
+    if (write_histogram_log(options_.out_dir, relative, comment, load_result)) {
+      figures.histogram_log = relative;
     }
   }
   judge_round(figures, {.mode = plan.mode,
