@@ -496,7 +496,10 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .pipeline = workload.pipeline,
                         .loader_cores = loader_cores,
                         .connections_counted = kernel.readable,
-                        .listen_drops_per_port = per_port});
+                        .listen_drops_per_port = per_port,
+                        .in_flight_at_end = workload.loader == "ringside"
+                                                ? static_cast<long long>(load_result.stats.in_flight)
+                                                : -1});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant

@@ -32,6 +32,8 @@ struct PointContext {
   bool connections_counted = true;  // established_peak was measured
   // kernel.listen_drops is the server's own listening sockets' (sock_diag), not machine-wide.
   bool listen_drops_per_port = false;
+  // Requests the loader had outstanding when the point ended (in-process loader), or -1.
+  long long in_flight_at_end = -1;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).

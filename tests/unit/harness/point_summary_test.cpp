@@ -104,6 +104,19 @@ TEST(Flags, LittlesLawOffInAClosedPoint) {
   censored.latency.mean = 25000;  // 2.5% of the 1 s point; 50 in flight of 100
   judge_round(censored, kClosed100);
   EXPECT_FALSE(has(censored, "loader-bound"));
+  // The loader ended with all 100 outstanding: the server held requests past the end.
+  RoundFigures held = healthy();
+  held.latency.mean = 3000;  // 30 in flight by the completed ones
+  PointContext full = kClosed100;
+  full.in_flight_at_end = 100;
+  judge_round(held, full);
+  EXPECT_FALSE(has(held, "loader-bound"));
+  RoundFigures idle = healthy();
+  idle.latency.mean = 3000;
+  PointContext short_of_requests = kClosed100;
+  short_of_requests.in_flight_at_end = 40;
+  judge_round(idle, short_of_requests);
+  EXPECT_TRUE(has(idle, "loader-bound"));
   // Connections the server never had are the kernel's story, not the loader's.
   RoundFigures missing = healthy();
   missing.latency.mean = 5000;
