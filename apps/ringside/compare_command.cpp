@@ -1,6 +1,5 @@
-// `ringside compare --validate` and `--list`: flags, signals, the database and output around
-// harness::validate_contestant and harness::list_entry. The benchmark run itself comes with
-// issue 9.
+// `ringside compare`: the benchmark run of a scenario (harness::run_compare), and `--validate` and
+// `--list`: flags, signals, the database and output around the harness library.
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -12,6 +11,7 @@
 #include <exception>
 #include <filesystem>
 #include <memory>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -20,8 +20,13 @@
 #include "commands.hpp"
 #include "compare_reports.hpp"
 #include "db/temp_cluster.hpp"
+#include "harness/compare_run.hpp"
 #include "harness/contestant.hpp"
 #include "harness/proc_table.hpp"
+#include "harness/report_files.hpp"
+#include "harness/report_text.hpp"
+#include "harness/results.hpp"
+#include "harness/scenario.hpp"
 #include "harness/validation_run.hpp"
 
 namespace ringside::apps {
@@ -32,23 +37,48 @@ constexpr const char* kName = "ringside compare";
 struct CompareFlags {
   bool validate = false;
   bool list = false;
-  std::vector<std::string> names;
+  std::vector<std::string> names;  // --validate/--list: contestants; a run: the scenario file
   std::string contestants_dir;
   std::string postgres_url;
   int threads = 1;
+  bool threads_given = false;  // a run: --threads overrides the scenario's
   double ready_timeout_s = 30;
+  std::vector<std::string> only, skip;
+  std::string out_dir;
+  unsigned rounds = 0;        // 0: the scenario's
+  double duration_s = 0;      // 0: the scenario's
+  bool quick = false;
 };
+
+// --quick: every point once and short, to see a scenario run end to end (numbers not to be
+// trusted).
+constexpr unsigned kQuickRounds = 1;
+constexpr double kQuickDurationS = 0.3;
+constexpr double kQuickWarmupS = 0.1;
 
 void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.description(
-      "Check the contestants (--validate) or list them (--list). The benchmark run itself lands\n"
-      "with issue 9.");
+      "Run a scenario (default: scenarios/default.toml): every contestant measured, results in\n"
+      "a folder. Or check the contestants (--validate), or list them (--list).");
   app.add_flag("--validate", flags.validate,
                "Start each contestant (all, or NAMES), check its routes, stop it; exit 0 when "
                "every runnable one passed");
   app.add_flag("--list", flags.list,
                "One line per contestant: runtime version, build state, runnable or why not");
-  app.add_option("names", flags.names, "Contestants to take (default: all)");
+  app.add_option("names", flags.names,
+                 "A run: the scenario file (default: scenarios/default.toml of the source tree). "
+                 "--validate/--list: contestants to take (default: all)");
+  app.add_option("--only", flags.only, "Run only these contestants (a,b)")->delimiter(',');
+  app.add_option("--skip", flags.skip, "Leave these contestants out (a,b)")->delimiter(',');
+  app.add_option("--out", flags.out_dir,
+                 "Results folder (default: results/<scenario>-<UTC time>/ in the current folder)");
+  app.add_option("--rounds", flags.rounds, "Rounds (default: the scenario's)")->check(count_in(1, 100));
+  app.add_option("--duration", flags.duration_s,
+                 "Each measured point's duration (default: the scenario's)")
+      ->transform(duration_to_seconds(0.01, 3600));
+  app.add_flag("--quick", flags.quick,
+               "One round of 0.3 s points after a 0.1 s warm-up: checks a scenario runs end to "
+               "end; the numbers are not to be trusted");
   app.add_option("--contestants", flags.contestants_dir,
                  "Folder of contestants (default: contestants/ of the source tree this binary "
                  "was built in)");
@@ -208,6 +238,119 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   return failed == 0 ? 0 : 1;
 }
 
+std::string utc_stamp() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y%m%dT%H%M%SZ", &parts);
+  return text;
+}
+
+// The scenario the flags name (or the default), with --rounds, --duration, --quick and
+// --postgres applied; nothing (after one line on stderr) when it cannot be used.
+std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) {
+  if (flags.names.size() > 1) {
+    std::fprintf(stderr, "%s: a run takes one scenario file, got %zu arguments (contestants go in "
+                 "--only a,b)\n", kName, flags.names.size());
+    return std::nullopt;
+  }
+  std::filesystem::path file = flags.names.empty() ? harness::default_scenario_path()
+                                                   : std::filesystem::path(flags.names.front());
+  if (file.empty()) {
+    std::fprintf(stderr, "%s: no scenarios/default.toml in the source tree of %s; pass a scenario "
+                 "file\n", kName, harness::self_executable().c_str());
+    return std::nullopt;
+  }
+  harness::Scenario scenario;
+  try {
+    scenario = harness::load_scenario(file);
+  } catch (const harness::ScenarioError& error) {
+    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    return std::nullopt;
+  }
+  if (flags.quick) {
+    scenario.rounds = kQuickRounds;
+    scenario.duration_s = kQuickDurationS;
+    scenario.warmup_s = std::min(scenario.warmup_s, kQuickWarmupS);
+    scenario.settle_s = 0;
+  }
+  if (flags.rounds > 0) scenario.rounds = flags.rounds;
+  if (flags.threads_given) scenario.threads = static_cast<unsigned>(flags.threads);
+  if (flags.duration_s > 0) scenario.duration_s = flags.duration_s;
+  if (!flags.postgres_url.empty()) {
+    scenario.database = harness::DatabaseKind::kUrl;
+    scenario.database_url = flags.postgres_url;
+  }
+  return scenario;
+}
+
+int run_benchmark(const CompareFlags& flags) {
+  std::optional<harness::Scenario> scenario = scenario_from_flags(flags);
+  if (!scenario) return 2;
+  CompareFlags all = flags;
+  all.names.clear();
+  std::vector<harness::Contestant> everyone;
+  if (!select_contestants(all, everyone)) return 2;
+  std::vector<harness::Contestant> contestants;
+  try {
+    contestants = harness::select_for_scenario(*scenario, everyone, flags.only, flags.skip);
+  } catch (const harness::ScenarioError& error) {
+    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    return 2;
+  }
+  if (contestants.empty()) {
+    std::fprintf(stderr, "%s: no contestant left to run (check the scenario's contestants, --only "
+                 "and --skip)\n", kName);
+    return 2;
+  }
+  const std::filesystem::path out =
+      flags.out_dir.empty() ? std::filesystem::path("results") / (scenario->name + "-" + utc_stamp())
+                            : std::filesystem::path(flags.out_dir);
+  std::error_code error;
+  std::filesystem::create_directories(out, error);
+  if (error) {
+    std::fprintf(stderr, "%s: --out %s: cannot create the folder: %s\n", kName, out.c_str(),
+                 error.message().c_str());
+    return 2;
+  }
+
+  const sigset_t signals = take_shutdown_signals();
+  SignalWatcher watcher(signals);
+  harness::become_subreaper();
+  harness::CompareOptions options;
+  options.out_dir = out;
+  options.ringside_version = "0.1.0";
+  options.ready_timeout_s = flags.ready_timeout_s;
+  options.stop = &watcher.interrupted();
+  options.progress = [](const std::string& line) {
+    std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
+  };
+  const harness::RunResults results = harness::run_compare(*scenario, contestants, options);
+  std::fputs(harness::render_text_report(results).c_str(), stdout);
+  try {
+    harness::write_results_file(results, out / "results.json");
+  } catch (const std::exception& failure) {
+    std::fprintf(stderr, "%s: %s\n", kName, failure.what());
+    return 1;
+  }
+  try {
+    const harness::WrittenReports written = harness::write_reports(results, out);
+    if (!written.charts_missing.empty()) {
+      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kName,
+                   written.charts_missing.c_str());
+    }
+  } catch (const std::exception& failure) {
+    std::fprintf(stderr, "%s: %s\n", kName, failure.what());
+    return 1;
+  }
+  std::printf("results in %s (results.json, report.md, report.html)\n", out.c_str());
+  std::fflush(stdout);
+  // A contestant that failed is a finding of the run, shown in the table: the run itself
+  // succeeded (--validate is the command that fails on a failing contestant).
+  return results.partial ? 130 : 0;
+}
+
 }  // namespace
 
 int run_compare(int argc, char** argv) {
@@ -217,17 +360,13 @@ int run_compare(int argc, char** argv) {
   ReportFlags report_flags;
   add_report_flags(app, report_flags);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  flags.threads_given = app.count("--threads") > 0;
   if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
   if (flags.validate && flags.list) {
     std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
     return 2;
   }
-  if (!flags.validate && !flags.list) {
-    std::fprintf(stderr,
-                 "%s: not yet: the benchmark run lands with issue 9; use --validate or --list\n",
-                 kName);
-    return 2;
-  }
+  if (!flags.validate && !flags.list) return run_benchmark(flags);
   std::vector<harness::Contestant> contestants;
   if (!select_contestants(flags, contestants)) return 2;
   return flags.list ? run_list(contestants) : run_validate(flags, contestants);

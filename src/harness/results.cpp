@@ -61,6 +61,7 @@ json round_json(const RoundFigures& r) {
       {"server_cpu_us_per_request", number(r.server_cpu_us_per_request)},
       {"loader_cpu_s", number(r.loader_cpu_s)},
       {"loader_cpu_share", number(r.loader_cpu_share)},
+      {"loader_wait_s", number(r.loader_wait_s)},
       {"rss_peak_kib", number(r.rss_peak_kib)},
       {"rss_mean_kib", number(r.rss_mean_kib)},
       {"kernel",
@@ -90,6 +91,7 @@ RoundFigures round_of(const json& j) {
   r.server_cpu_us_per_request = number_of(j, "server_cpu_us_per_request");
   r.loader_cpu_s = number_of(j, "loader_cpu_s");
   r.loader_cpu_share = number_of(j, "loader_cpu_share");
+  r.loader_wait_s = number_of(j, "loader_wait_s");
   r.rss_peak_kib = number_of(j, "rss_peak_kib");
   r.rss_mean_kib = number_of(j, "rss_mean_kib");
   if (j.contains("kernel")) {

@@ -37,7 +37,8 @@ struct LatencyFigures {  // microseconds
 // server's established connections counted during the point).
 struct KernelFigures {
   std::uint64_t listen_overflows = 0;  // TcpExt ListenOverflows
-  std::uint64_t listen_drops = 0;      // TcpExt ListenDrops
+  std::uint64_t listen_drops = 0;      // the server's listening sockets' drops (sock_diag);
+                                       // TcpExt ListenDrops when those cannot be read
   std::uint64_t syn_retransmits = 0;   // TcpExt TCPSynRetrans
   std::uint64_t resets_sent = 0;       // Tcp OutRsts
   std::uint64_t established_peak = 0;  // the server port's ESTABLISHED sockets, at most
@@ -58,6 +59,7 @@ struct RoundFigures {
   double server_cpu_us_per_request = kUnmeasured;
   double loader_cpu_s = kUnmeasured;
   double loader_cpu_share = kUnmeasured;          // of the cores the loader may use, 0..1
+  double loader_wait_s = kUnmeasured;  // its threads runnable but waiting for a CPU (schedstat)
   double rss_peak_kib = kUnmeasured;              // sampled every 100 ms, and VmHWM
   double rss_mean_kib = kUnmeasured;
   KernelFigures kernel;

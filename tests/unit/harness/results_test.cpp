@@ -31,6 +31,7 @@ RunResults sample() {
   round.statuses = {{"200", 1000}};
   round.errors = {{"reset", 3}};
   round.kernel.listen_overflows = 7;
+  round.loader_wait_s = 0.25;
   round.flags = {"listen-overflow"};
   point.rounds = {round};
   point.median = round;
@@ -54,6 +55,7 @@ TEST(Results, RoundTripsThroughJson) {
   EXPECT_EQ(point.median.statuses.at("200"), 1000u);
   EXPECT_EQ(point.median.errors.at("reset"), 3u);
   EXPECT_EQ(point.median.kernel.listen_overflows, 7u);
+  EXPECT_DOUBLE_EQ(point.median.loader_wait_s, 0.25);
   EXPECT_EQ(point.median.flags, std::vector<std::string>{"listen-overflow"});
   EXPECT_DOUBLE_EQ(again.contestants.at(0).rss_idle_kib, 1900);
   EXPECT_EQ(again.machine.warnings.at(0), "server and loader share core 0");

@@ -1,0 +1,780 @@
+#include "harness/compare_run.hpp"
+
+#include <sched.h>
+#include <signal.h>
+#include <sys/resource.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <memory>
+#include <set>
+#include <thread>
+#include <tuple>
+
+#include "db/temp_cluster.hpp"
+#include "harness/external_loader.hpp"
+#include "harness/http_client.hpp"
+#include "harness/kernel_counters.hpp"
+#include "harness/lifecycle.hpp"
+#include "harness/machine_facts.hpp"
+#include "harness/point_figures.hpp"
+#include "harness/point_summary.hpp"
+#include "harness/proc_table.hpp"
+#include "harness/sampler.hpp"
+#include "harness/validation_run.hpp"
+#include "load/load_run.hpp"
+
+namespace ringside::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr double kRequestTimeoutS = 10;
+constexpr double kStartOverheadS = 2;  // start, ready, idle sample and stop, for the estimate
+constexpr double kPollS = 0.02;
+constexpr double kProbeTimeoutS = 5;   // a contestant that answered nothing in a point, asked again        // how often the run is looked at while the loader works
+
+std::string utc_now() {
+  const std::time_t now = std::time(nullptr);
+  std::tm parts{};
+  gmtime_r(&now, &parts);
+  char text[32];
+  std::strftime(text, sizeof text, "%Y-%m-%dT%H:%M:%SZ", &parts);
+  return text;
+}
+
+double seconds_since(Clock::time_point start) {
+  return std::chrono::duration<double>(Clock::now() - start).count();
+}
+
+std::string duration_text(double seconds) {
+  char text[32];
+  const long whole = std::lround(seconds);
+  if (seconds < 10) {
+    std::snprintf(text, sizeof text, "%.1fs", seconds);
+  } else if (whole >= 60) {
+    std::snprintf(text, sizeof text, "%ldm%02lds", whole / 60, whole % 60);
+  } else {
+    std::snprintf(text, sizeof text, "%lds", whole);
+  }
+  return text;
+}
+
+cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
+  cpu_set_t set;
+  CPU_ZERO(&set);
+  for (int cpu : cpus) CPU_SET(cpu, &set);
+  return set;
+}
+
+double process_cpu_s() {
+  rusage usage{};
+  getrusage(RUSAGE_SELF, &usage);
+  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
+         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
+}
+
+std::string join(const std::vector<std::string>& parts, const std::string& separator) {
+  std::string text;
+  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
+  return text;
+}
+
+// What one point asks for: a workload at a connection level, closed or open at a rate.
+struct PointPlan {
+  const Workload* workload = nullptr;
+  std::string mode = "closed";
+  unsigned connections = 0;
+  double rate = 0;
+};
+
+struct ContestantState {
+  const Contestant* contestant = nullptr;
+  std::size_t result = 0;  // index into RunResults::contestants
+  bool timed = false;      // passed validation: it may be timed
+  bool failed = false;
+  std::vector<double> idle_kib, after_kib;
+};
+
+class Engine {
+ public:
+  Engine(const Scenario& scenario, const std::vector<Contestant>& contestants,
+         const CompareOptions& options)
+      : scenario_(scenario), contestants_(contestants), options_(options) {}
+
+  RunResults run();
+
+ private:
+  bool stopping() const { return options_.stop != nullptr && options_.stop->load(); }
+  void say(const std::string& line) const {
+    if (options_.progress) options_.progress(line);
+  }
+  void prepare_contestants();
+  bool provision_database();
+  void validate_all();
+  void run_round(unsigned round, bool equal_load_only);
+  void run_contestant(ContestantState& state, unsigned round, bool equal_load_only);
+  std::vector<PointPlan> plan_for(const Contestant& contestant, unsigned round,
+                                  bool equal_load_only) const;
+  bool measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
+               unsigned round, RoundFigures& figures, std::string& failure);
+  bool drive_in_process(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
+                        bool measured,
+                        RoundFigures& figures, std::vector<pid_t>& loader_tids,
+                        const std::function<void()>& on_measure_start,
+                        const std::function<void()>& on_measure_end, load::LoadResult& result);
+  PointResult& point_for(const std::string& contestant, const PointPlan& plan);
+  void fail_contestant(ContestantState& state, const std::string& reason, const std::string& output,
+                       unsigned round);
+  void compute_equal_loads();
+  double planned_seconds(const std::vector<PointPlan>& plans) const;
+  void report_progress(const std::string& what, double point_s);
+  void finish_results();
+
+  const Scenario& scenario_;
+  const std::vector<Contestant>& contestants_;
+  const CompareOptions& options_;
+  RunResults results_;
+  std::vector<ContestantState> states_;
+  std::unique_ptr<db::TempCluster> cluster_;
+  std::string db_url_;
+  std::vector<int> server_cpus_, load_cpus_;
+  std::map<std::string, EqualLoad> equal_loads_;  // by workload
+  Clock::time_point started_, rounds_started_;
+  double planned_total_s_ = 0, planned_done_s_ = 0;
+  unsigned points_total_ = 0, points_done_ = 0;
+};
+
+void Engine::prepare_contestants() {
+  for (const Contestant& contestant : contestants_) {
+    ContestantResult result;
+    result.name = contestant.name();
+    result.description = contestant.manifest.description;
+    result.runtime = contestant.manifest.runtime;
+    result.threads = contestant.manifest.threads_param
+                         ? scenario_.threads
+                         : static_cast<unsigned>(contestant.manifest.fixed_threads);
+    const Runnability runnable = check_runnable(contestant);
+    if (!runnable.runnable) {
+      result.status = "skipped";
+      result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
+    } else if (contestant.manifest.db_pool > 0 && scenario_.database == DatabaseKind::kNone) {
+      result.status = "skipped";
+      result.reason = "it needs a database, and the scenario has database = \"none\"";
+    }
+    ContestantState& state = states_.emplace_back();
+    state.contestant = &contestant;
+    state.result = results_.contestants.size();
+    state.timed = result.status == "ran";
+    if (result.status == "skipped") say(result.name + ": skipped: " + result.reason);
+    results_.contestants.push_back(std::move(result));
+  }
+}
+
+bool Engine::provision_database() {
+  if (scenario_.database == DatabaseKind::kUrl) {
+    db_url_ = scenario_.database_url;
+    return true;
+  }
+  if (scenario_.database == DatabaseKind::kNone) return true;
+  std::vector<Contestant> runnable;
+  for (const ContestantState& state : states_) {
+    if (state.timed) runnable.push_back(*state.contestant);
+  }
+  if (!needs_database(runnable)) return true;
+  say("starting a throwaway PostgreSQL for {db_url}");
+  cluster_ = std::make_unique<db::TempCluster>();
+  try {
+    cluster_->start();
+  } catch (const std::exception& error) {
+    say(std::string("PostgreSQL did not start: ") + error.what());
+    cluster_.reset();
+    return false;
+  }
+  db_url_ = cluster_->url();
+  // Its processes inherited the harness's (load) CPUs; they serve the contestants, so they go
+  // with them. Backends forked later inherit the postmaster's set.
+  const cpu_set_t set = cpu_set_of(server_cpus_);
+  const std::vector<ProcEntry> table = scan_processes();
+  std::vector<pid_t> pids = descendants_of(table, cluster_->postmaster_pid());
+  pids.push_back(cluster_->postmaster_pid());
+  for (pid_t pid : pids) sched_setaffinity(pid, sizeof set, &set);
+  return true;
+}
+
+void Engine::validate_all() {
+  ValidationRunOptions options;
+  options.start.threads = static_cast<int>(scenario_.threads);
+  options.start.db_url = db_url_;
+  options.ready_timeout_s = options_.ready_timeout_s;
+  options.stop_grace_s = options_.stop_grace_s;
+  options.stop = options_.stop;
+  options.progress = [this](const std::string& line) { say(line); };
+  for (ContestantState& state : states_) {
+    if (!state.timed || stopping()) continue;
+    const ContestantReport report = validate_contestant(*state.contestant, options);
+    ContestantResult& result = results_.contestants[state.result];
+    result.version = report.version;
+    if (report.verdict == Verdict::kPass) continue;
+    state.timed = false;
+    if (report.verdict == Verdict::kInterrupted) break;
+    result.status = report.verdict == Verdict::kSkip ? "skipped" : "failed";
+    result.reason = (report.verdict == Verdict::kSkip ? "" : "validation failed: ") +
+                    join(report.problems, "; ");
+    result.last_output = report.last_output;
+    say(result.name + ": " + result.status + ", never timed: " + result.reason);
+  }
+}
+
+std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, unsigned round,
+                                        bool equal_load_only) const {
+  std::vector<PointPlan> plans;
+  for (const Workload& workload : scenario_.workloads) {
+    if (!runs_workload(contestant, workload)) continue;
+    if (!equal_load_only) {
+      for (unsigned connections : workload.connections) {
+        plans.push_back({&workload, workload.mode, connections, workload.mode == "open" ? workload.rate : 0});
+      }
+    }
+    // The equal-load rate needs every contestant's closed throughput, known after round 1.
+    auto equal = equal_loads_.find(workload.name);
+    if ((equal_load_only || round > 1) && equal != equal_loads_.end() && equal->second.rate > 0) {
+      plans.push_back({&workload, "open", equal->second.connections, equal->second.rate});
+    }
+  }
+  return plans;
+}
+
+double Engine::planned_seconds(const std::vector<PointPlan>& plans) const {
+  double seconds = kStartOverheadS + scenario_.settle_s;
+  for (const PointPlan& plan : plans) {
+    seconds += scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
+  }
+  return seconds;
+}
+
+void Engine::report_progress(const std::string& what, double point_s) {
+  // The plan's seconds scaled by how fast the plan has gone so far (starts and stops are slower
+  // on a loaded machine than planned).
+  const double elapsed = seconds_since(rounds_started_);
+  const double pace = points_done_ > 0 && planned_done_s_ > 0 ? elapsed / planned_done_s_ : 1;
+  const double left = std::max(0.0, planned_total_s_ - planned_done_s_) * pace;
+  say("[" + std::to_string(points_done_ + 1) + "/" + std::to_string(points_total_) + "] " + what +
+      " (" + duration_text(point_s) + "), about " + duration_text(left) + " left");
+}
+
+PointResult& Engine::point_for(const std::string& contestant, const PointPlan& plan) {
+  for (PointResult& point : results_.points) {
+    if (point.contestant == contestant && point.workload == plan.workload->name &&
+        point.mode == plan.mode && point.connections == plan.connections &&
+        (plan.mode == "closed" || point.rate == plan.rate)) {
+      return point;
+    }
+  }
+  PointResult& point = results_.points.emplace_back();
+  point.workload = plan.workload->name;
+  point.contestant = contestant;
+  point.mode = plan.mode;
+  point.connections = plan.connections;
+  point.rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+  point.loader = plan.workload->loader;
+  return point;
+}
+
+void Engine::fail_contestant(ContestantState& state, const std::string& reason,
+                             const std::string& output, unsigned round) {
+  ContestantResult& result = results_.contestants[state.result];
+  state.failed = true;
+  result.status = "failed";
+  result.reason = reason;
+  if (!output.empty()) result.last_output = output;
+  say(result.name + ": failed: " + reason + (output.empty() ? "" : "; last output: " + output));
+  // Every point it has not finished in this or a later round carries the reason.
+  for (unsigned later = round; later <= scenario_.rounds; ++later) {
+    for (const PointPlan& plan : plan_for(*state.contestant, later, false)) {
+      PointResult& point = point_for(result.name, plan);
+      if (point.failure.empty()) point.failure = "round " + std::to_string(round) + ": " + reason;
+    }
+  }
+}
+
+bool Engine::drive_in_process(const PointPlan& plan, int port,
+                              const std::function<bool()>& server_alive, bool measured,
+                              RoundFigures& figures, std::vector<pid_t>& loader_tids,
+                              const std::function<void()>& on_measure_start,
+                              const std::function<void()>& on_measure_end,
+                              load::LoadResult& result) {
+  const Workload& workload = *plan.workload;
+  load::LoadConfig config;
+  load::RequestSpec spec;
+  spec.method = workload.method;
+  spec.headers = workload.headers;
+  spec.body = workload.body;
+  spec.keep_alive = workload.keep_alive;
+  for (const std::string& path : expand_path(workload.path)) {
+    load::Url url;
+    std::string error;
+    if (!load::parse_url("http://127.0.0.1:" + std::to_string(port) + path, url, error)) {
+      throw std::invalid_argument("workload '" + workload.name + "': " + error);
+    }
+    config.targets.push_back(load::make_target(url, spec));
+  }
+  config.connections = plan.connections;
+  config.threads = workload.loader_threads;
+  config.pipeline = workload.pipeline;
+  config.keep_alive = workload.keep_alive;
+  config.timeout_s = kRequestTimeoutS;
+  config.warmup_s = scenario_.warmup_s;
+  config.rate = plan.mode == "open" ? plan.rate : 0;
+  if (measured && workload.requests > 0) {
+    config.requests = workload.requests;
+  } else {
+    config.duration_s = measured ? scenario_.duration_s : 0.001;
+  }
+  figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+  const std::vector<pid_t> before = own_threads();
+  load::LoadRun run(config);
+  run.start();
+  for (pid_t tid : own_threads()) {
+    if (!std::binary_search(before.begin(), before.end(), tid)) loader_tids.push_back(tid);
+  }
+  bool started = false, ended = false;
+  bool alive = true;
+  // The end is taken just before the loader closes its connections: closing with requests in
+  // flight makes the kernel send resets, which are the loader's doing, not the server's.
+  const double end_at = config.duration_s > 0 ? config.duration_s - 2 * kPollS : -1;
+  while (!run.wait_for(std::chrono::milliseconds(started ? static_cast<int>(kPollS * 1000) / 2 : 5))) {
+    if (stopping()) run.stop();
+    const double elapsed = run.progress().elapsed_s;
+    if (!started && elapsed >= 0) {
+      started = true;
+      on_measure_start();
+    }
+    if (started && !ended && end_at > 0 && elapsed >= end_at) {
+      ended = true;
+      on_measure_end();
+    }
+    if (alive && !server_alive()) {
+      alive = false;
+      run.stop();
+    }
+  }
+  if (!started) on_measure_start();  // a count-mode point can finish inside one poll
+  if (!ended) on_measure_end();
+  result = run.finish();
+  return alive;
+}
+
+bool Engine::measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
+                     unsigned round, RoundFigures& figures, std::string& failure) {
+  const pid_t pid = server.process().pid();
+  const int port = server.port();
+  const Workload& workload = *plan.workload;
+  TreeUsage tree_before;
+  KernelCounters kernel_before;
+  double cpu_before = 0;
+  Clock::time_point measure_start;
+  std::vector<pid_t> loader_tids;
+  KernelCounters kernel_after;
+  bool ended = false;
+  std::unique_ptr<PointSampler> sampler;
+  double throttled_before = 0, throttled = 0;
+  std::optional<std::uint64_t> drops_before, drops_after;
+  auto end = [&] {
+    kernel_after = read_kernel_counters();
+    drops_after = listener_drops(port);
+    throttled = std::max(0.0, cgroup_throttled_s() - throttled_before);
+    if (sampler) sampler->sample_now();
+    ended = true;
+  };
+  auto begin = [&] {
+    tree_before = measure_tree(pid);
+    kernel_before = read_kernel_counters();
+    drops_before = listener_drops(port);
+    throttled_before = cgroup_throttled_s();
+    cpu_before = process_cpu_s();
+    measure_start = Clock::now();
+    sampler = std::make_unique<PointSampler>(pid, port, loader_tids);
+    sampler->start();
+  };
+  bool alive = true;
+  const std::function<bool()> server_alive = [&server] { return server.process().running(); };
+  load::LoadResult load_result;
+  std::string loader_error;
+  if (workload.loader == "ringside") {
+    alive = drive_in_process(plan, port, server_alive, true, figures, loader_tids, begin, end,
+                             load_result);
+    fill_from_load(load_result, figures);
+  } else {
+    if (scenario_.warmup_s > 0) {
+      std::vector<pid_t> ignored;
+      load::LoadResult warmup;
+      alive = drive_in_process(plan, port, server_alive, false, figures, ignored, [] {}, [] {},
+                             warmup);
+    }
+    if (alive && !stopping()) {
+      LoaderSpec spec;
+      spec.kind = loader_from_name(workload.loader).value_or(LoaderKind::kWrk);
+      spec.url = "http://127.0.0.1:" + std::to_string(port) + workload.path;
+      spec.method = workload.method;
+      spec.headers = workload.headers;
+      spec.body = workload.body;
+      spec.connections = plan.connections;
+      spec.threads = workload.loader_threads;
+      spec.duration_s = workload.requests > 0 ? 0 : scenario_.duration_s;
+      spec.requests = workload.requests;
+      spec.rate = plan.mode == "open" ? plan.rate : 0;
+      spec.keep_alive = workload.keep_alive;
+      spec.cpus = scenario_.load_cpus;
+      begin();
+      LoaderOutcome outcome = run_external_loader(spec);
+      end();
+      figures = outcome.figures;
+      figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+      loader_error = outcome.error;
+      alive = server_alive();
+    }
+  }
+  if (!sampler) begin();
+  if (!ended) end();
+  const SamplerFigures sampled = sampler->finish();
+  const TreeUsage tree_after = measure_tree(pid);
+  const KernelCounters kernel = kernel_after - kernel_before;
+  const double wall = seconds_since(measure_start);
+  if (stopping()) return false;
+  figures.round = round;
+  if (!std::isfinite(figures.duration_s) || figures.duration_s <= 0) figures.duration_s = wall;
+  if (tree_after.processes > 0) {
+    figures.server_cpu_s = std::max(0.0, tree_after.cpu_s - tree_before.cpu_s);
+    if (figures.completed > 0) {
+      figures.server_cpu_us_per_request = figures.server_cpu_s * 1e6 / static_cast<double>(figures.completed);
+    }
+  }
+  const double loader_cores =
+      std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
+  if (workload.loader == "ringside") {
+    figures.loader_cpu_s = loader_tids.empty() ? process_cpu_s() - cpu_before : sampled.loader.run_s;
+    // Waiting for a CPU: on a run queue (schedstat), or throttled by the cgroup's CPU quota
+    // (cpu.stat; a wait schedstat only counts once the thread runs again).
+    figures.loader_wait_s = loader_tids.empty() ? kUnmeasured : std::max(sampled.loader.wait_s, throttled);
+  }
+  if (std::isfinite(figures.loader_cpu_s) && figures.duration_s > 0) {
+    figures.loader_cpu_share = figures.loader_cpu_s / (figures.duration_s * loader_cores);
+  }
+  double peak = sampled.rss_peak_kib;
+  // A high-water mark that rose during the point was reached during it.
+  if (tree_after.hwm_kib > tree_before.hwm_kib) peak = std::max(peak, tree_after.hwm_kib);
+  if (peak > 0) figures.rss_peak_kib = peak;
+  if (sampled.samples > 0) figures.rss_mean_kib = sampled.rss_mean_kib;
+  figures.kernel.listen_overflows = kernel.listen_overflows;
+  figures.kernel.listen_drops = kernel.listen_drops;
+  figures.kernel.syn_retransmits = kernel.syn_retransmits;
+  figures.kernel.resets_sent = kernel.resets_sent;
+  figures.kernel.established_peak = sampled.established_peak;
+  const bool per_port = drops_before && drops_after;
+  if (per_port) figures.kernel.listen_drops = *drops_after >= *drops_before ? *drops_after - *drops_before : 0;
+  if (workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
+    const std::string& name = results_.contestants[state.result].name;
+    const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
+                                                    plan.connections, plan.rate, round);
+    const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
+                                plan.mode + ", " + std::to_string(plan.connections) +
+                                " connections, round " + std::to_string(round);
+    if (write_histogram_log(options_.out_dir, relative, comment, load_result)) {
+      figures.histogram_log = relative;
+    }
+  }
+  judge_round(figures, {.mode = plan.mode,
+                        .connections = plan.connections,
+                        .pipeline = workload.pipeline,
+                        .loader_cores = loader_cores,
+                        .connections_counted = kernel.readable,
+                        .listen_drops_per_port = per_port,
+                        .in_flight_at_end = workload.loader == "ringside"
+                                                ? static_cast<long long>(load_result.stats.in_flight)
+                                                : -1});
+  if (!loader_error.empty()) {
+    failure = workload.loader + ": " + loader_error;
+    return true;  // the loader failed, not the contestant
+  }
+  if (!alive || !server.process().running()) {
+    const auto& status = server.process().status();
+    failure = "exited (" + (status ? describe_wait_status(*status) : std::string("gone")) +
+              ") during " + plan.workload->name + " at " + std::to_string(plan.connections) +
+              " connections";
+    return false;
+  }
+  if (figures.completed == 0) {
+    // Nothing answered: a slow server in a short point, or one that stopped answering. Ask it.
+    HttpResponse response;
+    std::string error;
+    const std::string& ready_path = state.contestant->manifest.ready_path;
+    if (!fetch(port, ready_path, kProbeTimeoutS, response, error) || response.status != 200) {
+      failure = "stopped answering during " + plan.workload->name + " at " +
+                std::to_string(plan.connections) + " connections (" + with_commas(figures.failed) +
+                " errors; GET " + ready_path + ": " +
+                (error.empty() ? "status " + std::to_string(response.status) : error) + ")";
+      return false;
+    }
+  }
+  return true;
+}
+
+void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_load_only) {
+  const Contestant& contestant = *state.contestant;
+  ContestantResult& result = results_.contestants[state.result];
+  const std::vector<PointPlan> plans = plan_for(contestant, round, equal_load_only);
+  if (plans.empty()) return;
+  const double planned = planned_seconds(plans);
+  const double planned_before = planned_done_s_;
+  std::unique_ptr<RunningContestant> server;
+  try {
+    server = std::make_unique<RunningContestant>(
+        contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_});
+  } catch (const std::exception& error) {
+    fail_contestant(state, std::string("cannot start: ") + error.what(), "", round);
+    planned_done_s_ = planned_before + planned;
+    return;
+  }
+  const ReadyResult ready = server->wait_ready(options_.ready_timeout_s, options_.stop);
+  if (!ready.ok) {
+    if (!ready.interrupted) fail_contestant(state, ready.reason, server->last_output(5), round);
+    server->stop(options_.stop_grace_s);
+    planned_done_s_ = planned_before + planned;
+    return;
+  }
+  planned_done_s_ += kStartOverheadS / 2;
+  if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid()).rss_kib);
+  for (const PointPlan& plan : plans) {
+    if (stopping()) break;
+    const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
+    std::string what = "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds) +
+                       ": " + result.name + " " + plan.workload->name + " c=" +
+                       std::to_string(plan.connections) +
+                       (plan.mode == "open" ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
+    report_progress(what, point_s);
+    RoundFigures figures;
+    std::string failure;
+    bool ok = false;
+    try {
+      ok = measure(*server, state, plan, round, figures, failure);
+    } catch (const std::exception& error) {
+      failure = error.what();
+    }
+    planned_done_s_ += point_s;
+    ++points_done_;
+    if (stopping()) break;
+    PointResult& point = point_for(result.name, plan);
+    if (!ok) {
+      fail_contestant(state, failure, server->last_output(5), round);
+      break;
+    }
+    if (!failure.empty() && point.failure.empty()) point.failure = failure;
+    point.rounds.push_back(std::move(figures));
+  }
+  if (!state.failed && !stopping() && !equal_load_only) {
+    const auto settle_until = Clock::now() + std::chrono::duration<double>(scenario_.settle_s);
+    while (Clock::now() < settle_until && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    if (!stopping()) state.after_kib.push_back(measure_tree(server->process().pid()).rss_kib);
+  }
+  const StopResult stopped = server->stop(options_.stop_grace_s);
+  planned_done_s_ = planned_before + planned;
+  if (!stopped.problem().empty() && !state.failed && !stopping()) {
+    result.status = "failed";
+    result.reason = "stop: " + stopped.problem();
+    say(result.name + ": " + result.reason);
+  }
+}
+
+void Engine::run_round(unsigned round, bool equal_load_only) {
+  std::vector<ContestantState*> order;
+  for (ContestantState& state : states_) {
+    if (state.timed) order.push_back(&state);
+  }
+  if (!order.empty()) {
+    std::rotate(order.begin(), order.begin() + static_cast<long>((round - 1) % order.size()), order.end());
+  }
+  for (ContestantState* state : order) {
+    if (stopping()) return;
+    if (state->failed) continue;
+    run_contestant(*state, round, equal_load_only);
+  }
+}
+
+void Engine::compute_equal_loads() {
+  if (!scenario_.equal_load) return;
+  for (const Workload& workload : scenario_.workloads) {
+    if (workload.mode != "closed") continue;
+    EqualLoad equal = equal_load_for(results_.points, workload.name, scenario_.equal_load_fraction);
+    if (equal.rate <= 0) continue;
+    say("equal load for " + workload.name + ": " + std::to_string(std::llround(equal.rate)) +
+        " requests/s (" + std::to_string(std::llround(scenario_.equal_load_fraction * 100)) +
+        "% of " + equal.slowest + "'s best), " + std::to_string(equal.connections) + " connections");
+    equal_loads_[workload.name] = equal;
+  }
+}
+
+void Engine::finish_results() {
+  for (PointResult& point : results_.points) summarize_point(point);
+  // Points in the order a reader compares them: by workload, closed before open, by level, then
+  // the contestants in their order.
+  auto workload_index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < scenario_.workloads.size(); ++i) {
+      if (scenario_.workloads[i].name == name) return i;
+    }
+    return scenario_.workloads.size();
+  };
+  auto contestant_index = [&](const std::string& name) {
+    for (std::size_t i = 0; i < results_.contestants.size(); ++i) {
+      if (results_.contestants[i].name == name) return i;
+    }
+    return results_.contestants.size();
+  };
+  std::stable_sort(results_.points.begin(), results_.points.end(),
+                   [&](const PointResult& a, const PointResult& b) {
+                     const auto key = [&](const PointResult& p) {
+                       return std::make_tuple(workload_index(p.workload), p.mode != "closed",
+                                              p.connections, std::isfinite(p.rate) ? p.rate : 0.0,
+                                              contestant_index(p.contestant));
+                     };
+                     return key(a) < key(b);
+                   });
+  for (ContestantState& state : states_) {
+    ContestantResult& result = results_.contestants[state.result];
+    result.rss_idle_kib = median_of(state.idle_kib);
+    result.rss_after_kib = median_of(state.after_kib);
+  }
+  results_.finished_at = utc_now();
+}
+
+RunResults Engine::run() {
+  started_ = Clock::now();
+  results_.ringside_version = options_.ringside_version;
+  results_.scenario_name = scenario_.name;
+  results_.scenario_file = scenario_.file;
+  results_.started_at = utc_now();
+  results_.rounds = scenario_.rounds;
+  results_.baseline = scenario_.baseline;
+  for (const Workload& workload : scenario_.workloads) {
+    results_.workloads.push_back({workload.name, workload.method, workload.path, workload.mode, workload.loader});
+  }
+  server_cpus_ = parse_cpu_list(scenario_.server_cpus).value_or(std::vector<int>{});
+  load_cpus_ = parse_cpu_list(scenario_.load_cpus).value_or(std::vector<int>{});
+  results_.machine = gather_machine_facts(scenario_.server_cpus, scenario_.load_cpus);
+  for (const std::string& warning : results_.machine.warnings) say("warning: " + warning);
+  // Everything the harness does from here (its load threads, samplers, the database it starts
+  // before re-pinning it) runs on the load CPUs, away from the servers.
+  cpu_set_t previous;
+  const bool pinned = sched_getaffinity(0, sizeof previous, &previous) == 0;
+  const cpu_set_t load_set = cpu_set_of(load_cpus_);
+  if (sched_setaffinity(0, sizeof load_set, &load_set) != 0) {
+    say("warning: cannot pin the loader to CPUs " + scenario_.load_cpus + ": " + std::strerror(errno));
+  }
+  prepare_contestants();
+  if (!provision_database()) {
+    for (ContestantState& state : states_) {
+      if (!state.timed || state.contestant->manifest.db_pool == 0) continue;
+      state.timed = false;
+      results_.contestants[state.result].status = "failed";
+      results_.contestants[state.result].reason = "the throwaway PostgreSQL did not start";
+    }
+  }
+  validate_all();
+  for (const ContestantState& state : states_) {
+    if (!state.timed) continue;
+    const std::vector<PointPlan> plans = plan_for(*state.contestant, 1, false);
+    const double one = planned_seconds(plans);
+    planned_total_s_ += one * scenario_.rounds;
+    points_total_ += static_cast<unsigned>(plans.size()) * scenario_.rounds;
+    if (scenario_.equal_load) {
+      for (const Workload& workload : scenario_.workloads) {
+        if (workload.mode == "closed" && runs_workload(*state.contestant, workload)) {
+          const unsigned equal_rounds = scenario_.rounds > 1 ? scenario_.rounds - 1 : 1;
+          points_total_ += equal_rounds;
+          planned_total_s_ += equal_rounds * (scenario_.warmup_s + scenario_.duration_s);
+        }
+      }
+    }
+  }
+  rounds_started_ = Clock::now();
+  for (unsigned round = 1; round <= scenario_.rounds && !stopping(); ++round) {
+    run_round(round, false);
+    if (round == 1 && !stopping()) compute_equal_loads();
+  }
+  // With one round there is no later round to carry the equal-load points: a pass of their own.
+  if (scenario_.rounds == 1 && !equal_loads_.empty() && !stopping()) run_round(1, true);
+  if (cluster_) cluster_->stop();
+  if (pinned) sched_setaffinity(0, sizeof previous, &previous);
+  results_.partial = stopping();
+  finish_results();
+  return std::move(results_);
+}
+
+}  // namespace
+
+std::vector<Contestant> select_for_scenario(const Scenario& scenario, const std::vector<Contestant>& all,
+                                            const std::vector<std::string>& only,
+                                            const std::vector<std::string>& skip) {
+  auto known = [&](const std::string& name, const std::string& where) {
+    const bool found = std::any_of(all.begin(), all.end(), [&](const Contestant& c) { return c.name() == name; });
+    if (!found) {
+      std::string names;
+      for (const Contestant& c : all) names += (names.empty() ? "" : ", ") + c.name();
+      throw ScenarioError(where + ": unknown contestant '" + name + "' (known: " + names + ")");
+    }
+  };
+  for (const std::string& name : scenario.contestants) known(name, scenario.file + ": field 'contestants'");
+  for (const std::string& name : only) known(name, "--only");
+  for (const std::string& name : skip) known(name, "--skip");
+  std::vector<Contestant> chosen;
+  for (const Contestant& contestant : all) {
+    const std::string& name = contestant.name();
+    auto listed = [&](const std::vector<std::string>& names) {
+      return std::find(names.begin(), names.end(), name) != names.end();
+    };
+    if (!scenario.contestants.empty() && !listed(scenario.contestants)) continue;
+    if (!only.empty() && !listed(only)) continue;
+    if (listed(skip)) continue;
+    chosen.push_back(contestant);
+  }
+  return chosen;
+}
+
+EqualLoad equal_load_for(const std::vector<PointResult>& points, const std::string& workload,
+                         double fraction) {
+  std::map<std::string, std::pair<double, unsigned>> best;  // contestant -> (req/s, connections)
+  for (const PointResult& point : points) {
+    if (point.workload != workload || point.mode != "closed" || point.rounds.empty()) continue;
+    const double rate = point.rounds.front().requests_per_s;
+    if (!std::isfinite(rate) || rate <= 0) continue;
+    auto& entry = best[point.contestant];
+    if (rate > entry.first) entry.first = rate;
+    // The most connections any point had: headroom, so one slow response does not hold back
+    // the schedule of an open-model point.
+    entry.second = std::max(entry.second, point.connections);
+  }
+  EqualLoad equal;
+  for (const auto& [contestant, entry] : best) {
+    if (equal.slowest.empty() || entry.first * fraction < equal.rate) {
+      equal.rate = entry.first * fraction;
+      equal.connections = entry.second;
+      equal.slowest = contestant;
+    }
+  }
+  return equal;
+}
+
+RunResults run_compare(const Scenario& scenario, const std::vector<Contestant>& contestants,
+                       const CompareOptions& options) {
+  Engine engine(scenario, contestants, options);
+  return engine.run();
+}
+
+}  // namespace ringside::harness

@@ -1,0 +1,223 @@
+#include "harness/point_summary.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <functional>
+#include <set>
+
+namespace ringside::harness {
+namespace {
+
+void flag(RoundFigures& round, const std::string& name, const std::string& note) {
+  if (std::find(round.flags.begin(), round.flags.end(), name) != round.flags.end()) return;
+  round.flags.push_back(name);
+  round.notes.push_back(note);
+}
+
+std::string percent(double share) {
+  char text[32];
+  std::snprintf(text, sizeof text, "%.0f%%", share * 100);
+  return text;
+}
+
+std::string fixed(double value, int digits) {
+  char text[48];
+  std::snprintf(text, sizeof text, "%.*f", digits, value);
+  return text;
+}
+
+void judge_loader(RoundFigures& round, const PointContext& context) {
+  const double cores = std::max(context.loader_cores, 1.0);
+  const double wall = round.duration_s;
+  if (!(wall > 0)) return;
+  const double cpu_share = round.loader_cpu_s / (wall * cores);
+  const double wait_share =
+      (std::isfinite(round.loader_wait_s) ? round.loader_wait_s : 0) / (wall * cores);
+  if (std::isfinite(cpu_share) && cpu_share >= kLoaderBusyShare) {
+    flag(round, "loader-bound",
+         "the loader used " + percent(cpu_share) + " of its " + fixed(cores, 0) +
+             " core(s): it, not the server, set the pace; give it more load_cpus or loader_threads");
+  } else if (std::isfinite(wait_share) && wait_share >= kLoaderWaitShare) {
+    // A loader waiting for a CPU sends late and reads late; its latencies include the wait.
+    flag(round, "loader-bound",
+         "the loader waited for a CPU " + percent(std::min(wait_share, 1.0)) +
+             " of the time (it ran " + percent(cpu_share) +
+             "): another process took its core, or its cgroup's CPU quota ran out, so it, not "
+             "the server, set the pace");
+  }
+  if (context.mode == "open" && std::isfinite(round.target_rate) && round.target_rate > 0 &&
+      std::isfinite(round.requests_per_s) &&
+      round.requests_per_s < round.target_rate * (1 - kOpenShortfall)) {
+    flag(round, "loader-bound",
+         "asked for " + with_commas(static_cast<std::uint64_t>(round.target_rate)) +
+             " requests/s, got " + with_commas(static_cast<std::uint64_t>(round.requests_per_s)) +
+             ": the offered load was not delivered, so latency here is not at that rate");
+  }
+  const bool connections_complete =
+      !context.connections_counted || round.kernel.established_peak >= context.connections;
+  if (context.mode == "closed" && connections_complete && round.failed == 0 &&
+      round.completed > 0 && std::isfinite(round.latency.mean) &&
+      round.latency.mean / 1e6 <= kLittleMaxLatencyShare * wall &&
+      std::isfinite(round.requests_per_s) && context.connections > 0) {
+    const double expected = static_cast<double>(context.connections) * context.pipeline;
+    const double in_flight = round.requests_per_s * round.latency.mean / 1e6;
+    // A loader that ended with every request outstanding kept its connections busy: the gap is
+    // then requests the server held past the end of the point (in no mean), not the loader's.
+    const bool loader_full = context.in_flight_at_end >= 0 &&
+                             static_cast<double>(context.in_flight_at_end) >=
+                                 (1 - kLittleTolerance) * expected;
+    if (!loader_full && std::fabs(in_flight - expected) > kLittleTolerance * expected) {
+      flag(round, "loader-bound",
+           "Little's law does not hold: " + fixed(expected, 0) +
+               " requests were meant to be in flight, but requests/s x mean latency gives " +
+               fixed(in_flight, 1) + ": the loader did not keep its connections busy");
+    }
+  }
+}
+
+void judge_kernel(RoundFigures& round, const PointContext& context) {
+  const KernelFigures& k = round.kernel;
+  if (context.listen_drops_per_port) {
+    // The server's own listening sockets say it; the machine-wide counters may be anyone's.
+    if (k.listen_drops > 0) {
+      flag(round, "listen-overflow",
+           "the kernel dropped " + with_commas(k.listen_drops) +
+               " connections at this server's full listen queue: clients waited for SYN "
+               "retransmits; latency here is the kernel's, not the server's");
+    }
+  } else if (k.listen_overflows > 0 || k.listen_drops > 0) {
+    flag(round, "listen-overflow",
+         "the kernel's listen queue overflowed " + with_commas(k.listen_overflows) + " times (" +
+             with_commas(k.listen_drops) +
+             " SYNs dropped): clients waited for SYN retransmits; latency here is the kernel's, "
+             "not the server's");
+  }
+  if (k.syn_retransmits > 0) {
+    flag(round, "syn-retransmits",
+         with_commas(k.syn_retransmits) +
+             " SYNs were sent again: those connections took a second or more to open");
+  }
+  if (k.resets_sent > 0) {
+    flag(round, "resets",
+         "the kernel sent " + with_commas(k.resets_sent) +
+             " resets: connections were refused or torn down, and their requests counted as "
+             "errors");
+  }
+  if (context.mode == "closed" && context.connections_counted &&
+      k.established_peak < context.connections) {
+    flag(round, "connections-missing",
+         "the server had at most " + with_commas(k.established_peak) + " of " +
+             with_commas(context.connections) +
+             " connections established: the rest waited in its listen queue or were refused, so "
+             "this is not a " + with_commas(context.connections) + "-connection point");
+  }
+}
+
+}  // namespace
+
+void judge_round(RoundFigures& round, const PointContext& context) {
+  judge_loader(round, context);
+  judge_kernel(round, context);
+}
+
+double median_of(std::vector<double> values) {
+  values.erase(std::remove_if(values.begin(), values.end(),
+                              [](double v) { return !std::isfinite(v); }),
+               values.end());
+  if (values.empty()) return kUnmeasured;
+  std::sort(values.begin(), values.end());
+  const std::size_t middle = values.size() / 2;
+  return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
+}
+
+void summarize_point(PointResult& point) {
+  if (point.rounds.empty()) return;
+  const auto& rounds = point.rounds;
+  auto median = [&](const std::function<double(const RoundFigures&)>& get) {
+    std::vector<double> values;
+    for (const RoundFigures& round : rounds) values.push_back(get(round));
+    return median_of(values);
+  };
+  auto median_count = [&](const std::function<std::uint64_t(const RoundFigures&)>& get) {
+    const double value = median([&](const RoundFigures& r) { return static_cast<double>(get(r)); });
+    return std::isfinite(value) ? static_cast<std::uint64_t>(std::llround(value)) : 0;
+  };
+  RoundFigures m;
+  m.round = 0;
+  m.duration_s = median([](const auto& r) { return r.duration_s; });
+  m.completed = median_count([](const auto& r) { return r.completed; });
+  m.failed = median_count([](const auto& r) { return r.failed; });
+  m.requests_per_s = median([](const auto& r) { return r.requests_per_s; });
+  m.target_rate = median([](const auto& r) { return r.target_rate; });
+  m.latency.p50 = median([](const auto& r) { return r.latency.p50; });
+  m.latency.p90 = median([](const auto& r) { return r.latency.p90; });
+  m.latency.p99 = median([](const auto& r) { return r.latency.p99; });
+  m.latency.p999 = median([](const auto& r) { return r.latency.p999; });
+  m.latency.p9999 = median([](const auto& r) { return r.latency.p9999; });
+  m.latency.max = median([](const auto& r) { return r.latency.max; });
+  m.latency.mean = median([](const auto& r) { return r.latency.mean; });
+  m.server_cpu_s = median([](const auto& r) { return r.server_cpu_s; });
+  m.server_cpu_us_per_request = median([](const auto& r) { return r.server_cpu_us_per_request; });
+  m.loader_cpu_s = median([](const auto& r) { return r.loader_cpu_s; });
+  m.loader_cpu_share = median([](const auto& r) { return r.loader_cpu_share; });
+  m.loader_wait_s = median([](const auto& r) { return r.loader_wait_s; });
+  m.rss_peak_kib = median([](const auto& r) { return r.rss_peak_kib; });
+  m.rss_mean_kib = median([](const auto& r) { return r.rss_mean_kib; });
+  m.kernel.listen_overflows = median_count([](const auto& r) { return r.kernel.listen_overflows; });
+  m.kernel.listen_drops = median_count([](const auto& r) { return r.kernel.listen_drops; });
+  m.kernel.syn_retransmits = median_count([](const auto& r) { return r.kernel.syn_retransmits; });
+  m.kernel.resets_sent = median_count([](const auto& r) { return r.kernel.resets_sent; });
+  m.kernel.established_peak = median_count([](const auto& r) { return r.kernel.established_peak; });
+  std::set<std::string> status_keys, error_keys;
+  for (const RoundFigures& round : rounds) {
+    for (const auto& [key, count] : round.statuses) status_keys.insert(key);
+    for (const auto& [key, count] : round.errors) error_keys.insert(key);
+  }
+  for (const std::string& key : status_keys) {
+    m.statuses[key] = median_count([&](const auto& r) {
+      auto found = r.statuses.find(key);
+      return found == r.statuses.end() ? std::uint64_t{0} : found->second;
+    });
+  }
+  for (const std::string& key : error_keys) {
+    m.errors[key] = median_count([&](const auto& r) {
+      auto found = r.errors.find(key);
+      return found == r.errors.end() ? std::uint64_t{0} : found->second;
+    });
+  }
+  for (const RoundFigures& round : rounds) {
+    for (std::size_t i = 0; i < round.flags.size(); ++i) {
+      if (std::find(m.flags.begin(), m.flags.end(), round.flags[i]) != m.flags.end()) continue;
+      m.flags.push_back(round.flags[i]);
+      m.notes.push_back(i < round.notes.size() ? round.notes[i] : "");
+    }
+  }
+  // The median round's histogram stands for the point (every round's log stays in the folder).
+  double best_distance = INFINITY;
+  double low = INFINITY, high = -INFINITY;
+  for (const RoundFigures& round : rounds) {
+    if (!std::isfinite(round.requests_per_s)) continue;
+    low = std::min(low, round.requests_per_s);
+    high = std::max(high, round.requests_per_s);
+    const double distance = std::fabs(round.requests_per_s - m.requests_per_s);
+    if (distance < best_distance) {
+      best_distance = distance;
+      m.histogram_log = round.histogram_log;
+    }
+  }
+  point.median = m;
+  point.requests_per_s_min = std::isfinite(low) ? low : kUnmeasured;
+  point.requests_per_s_max = std::isfinite(high) ? high : kUnmeasured;
+  point.noisy = rounds.size() > 1 && std::isfinite(low) && m.requests_per_s > 0 &&
+                std::max(high - m.requests_per_s, m.requests_per_s - low) >
+                    kNoisySpread * m.requests_per_s;
+}
+
+std::string with_commas(std::uint64_t value) {
+  std::string digits = std::to_string(value);
+  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
+  return digits;
+}
+
+}  // namespace ringside::harness

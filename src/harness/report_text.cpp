@@ -1,0 +1,164 @@
+#include "harness/report_text.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <set>
+#include <vector>
+
+#include "load/report.hpp"
+
+namespace ringside::harness {
+namespace {
+
+using Row = std::vector<std::string>;
+
+std::string latency_text(double micros) {
+  return std::isfinite(micros) ? load::format_micros(micros) : "-";
+}
+
+std::string printf_text(const char* format, double value) {
+  char text[48];
+  std::snprintf(text, sizeof text, format, value);
+  return text;
+}
+
+const PointResult* baseline_point(const RunResults& results, const PointResult& point) {
+  for (const PointResult& other : results.points) {
+    if (other.contestant == results.baseline && other.workload == point.workload &&
+        other.mode == point.mode && other.connections == point.connections &&
+        (point.mode == "closed" || other.rate == point.rate)) {
+      return &other;
+    }
+  }
+  return nullptr;
+}
+
+// Closed points compare throughput; open points (all at one rate) compare p99 latency.
+std::string ratio_text(const RunResults& results, const PointResult& point) {
+  const PointResult* base = baseline_point(results, point);
+  if (base == nullptr || !base->failure.empty() || !point.failure.empty()) return "-";
+  if (point.contestant == results.baseline) return "baseline";
+  if (point.mode == "closed") {
+    const double ratio = point.median.requests_per_s / base->median.requests_per_s;
+    return std::isfinite(ratio) ? printf_text("%.2fx", ratio) : "-";
+  }
+  const double ratio = point.median.latency.p99 / base->median.latency.p99;
+  return std::isfinite(ratio) ? printf_text("%.2fx p99", ratio) : "-";
+}
+
+std::string errors_text(const RoundFigures& figures) {
+  std::uint64_t non_2xx = 0;
+  for (const auto& [status, count] : figures.statuses) {
+    if (status.empty() || status[0] != '2') non_2xx += count;
+  }
+  const std::uint64_t total = figures.failed + non_2xx;
+  return total == 0 ? "0" : std::to_string(total);
+}
+
+std::string render_table(const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths;
+  for (const Row& row : rows) {
+    widths.resize(std::max(widths.size(), row.size()), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::string text;
+  for (const Row& row : rows) {
+    std::string line = "  ";
+    for (std::size_t i = 0; i < row.size(); ++i) {
+      std::string cell = row[i];
+      // Numbers right-aligned; the contestant's name and the flags left-aligned.
+      const bool left = i == 0 || i + 1 == row.size();
+      const std::string pad(widths[i] - cell.size(), ' ');
+      line += left ? cell + pad : pad + cell;
+      if (i + 1 < row.size()) line += "  ";
+    }
+    while (!line.empty() && line.back() == ' ') line.pop_back();
+    text += line + "\n";
+  }
+  return text;
+}
+
+const ContestantResult* contestant_named(const RunResults& results, const std::string& name) {
+  for (const ContestantResult& contestant : results.contestants) {
+    if (contestant.name == name) return &contestant;
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+std::string short_rate(double value) {
+  if (!std::isfinite(value)) return "-";
+  if (value >= 1e6) return printf_text("%.2fM", value / 1e6);
+  if (value >= 1e4) return printf_text("%.1fk", value / 1e3);
+  return printf_text("%.0f", value);
+}
+
+std::string memory_text(double kib) {
+  if (!std::isfinite(kib) || kib <= 0) return "-";
+  if (kib >= 1024) return printf_text("%.1f MB", kib / 1024);
+  return printf_text("%.0f KB", kib);
+}
+
+std::string render_text_report(const RunResults& results) {
+  std::string text;
+  for (const WorkloadInfo& workload : results.workloads) {
+    std::vector<Row> rows = {{"contestant", "mode", "conns", "req/s", "min-max", "p50", "p99",
+                              "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
+                              "vs " + results.baseline, "flags"}};
+    std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
+    std::vector<std::string> noisy;
+    for (const PointResult& point : results.points) {
+      if (point.workload != workload.name) continue;
+      const ContestantResult* contestant = contestant_named(results, point.contestant);
+      const std::string mode = point.mode == "open" ? "open " + short_rate(point.rate) + "/s" : "closed";
+      if (point.rounds.empty()) {
+        rows.push_back({point.contestant, mode, std::to_string(point.connections), "failed", "", "", "",
+                        "", "", "", "", "", "", point.failure});
+        continue;
+      }
+      const RoundFigures& m = point.median;
+      std::string flags;
+      for (const std::string& flag : m.flags) flags += (flags.empty() ? "" : ",") + flag;
+      if (point.noisy) flags += std::string(flags.empty() ? "" : ",") + "noisy";
+      if (!point.failure.empty()) flags += std::string(flags.empty() ? "" : ",") + "failed";
+      rows.push_back({point.contestant, mode, std::to_string(point.connections),
+                      short_rate(m.requests_per_s),
+                      short_rate(point.requests_per_s_min) + "-" + short_rate(point.requests_per_s_max),
+                      latency_text(m.latency.p50), latency_text(m.latency.p99),
+                      latency_text(m.latency.max), errors_text(m),
+                      std::isfinite(m.server_cpu_us_per_request) ? printf_text("%.1f", m.server_cpu_us_per_request) : "-",
+                      memory_text(contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured),
+                      memory_text(m.rss_peak_kib), ratio_text(results, point), flags});
+      const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
+                                (point.mode == "open" ? " open" : "");
+      for (const std::string& note : m.notes) notes.emplace_back(where, note);
+      if (point.noisy) noisy.push_back(where);
+      if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
+    }
+    if (rows.size() == 1) continue;
+    text += "\n" + workload.name + " (" + workload.method + " " + workload.path + ")\n";
+    text += render_table(rows);
+    for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
+    if (!noisy.empty()) {
+      // One line for all of them: on a busy machine every point may be noisy.
+      std::string which;
+      for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
+      text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
+              " points: " + which + "): the rounds' requests/s spread more than 5% around the "
+              "median; run more rounds or quiet the machine\n";
+    }
+  }
+  std::string absent;
+  for (const ContestantResult& contestant : results.contestants) {
+    if (contestant.status == "ran") continue;
+    absent += "  " + contestant.name + ": " + contestant.status + ": " + contestant.reason + "\n";
+  }
+  if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;
+  for (const std::string& warning : results.machine.warnings) text += "warning: " + warning + "\n";
+  if (results.partial) text += "\nPARTIAL: the run was stopped before every point was measured\n";
+  return text;
+}
+
+}  // namespace ringside::harness

@@ -1,0 +1,434 @@
+#include "harness/scenario.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <fstream>
+#include <set>
+#include <sstream>
+#include <toml++/toml.h>
+
+#include "load/target.hpp"
+
+namespace ringside::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::string_view, 16> kScenarioFields = {
+    "name",     "description", "contestants", "baseline", "rounds",   "warmup",
+    "duration", "settle",      "server_cpus", "load_cpus", "threads", "database",
+    "equal_load", "equal_load_fraction", "workload", "workloads"};
+
+constexpr std::array<std::string_view, 13> kWorkloadFields = {
+    "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
+    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline"};
+
+constexpr std::array<std::string_view, 5> kLoaders = {"ringside", "wrk", "ab", "h2load", "hey"};
+
+constexpr double kMaxPhaseS = 24 * 3600.0;
+
+// Reads fields of one TOML table, turning every problem into a one-line ScenarioError that names
+// the file, the line and the field (prefixed with the workload's index inside [[workload]]).
+class Reader {
+ public:
+  Reader(const toml::table& table, const std::string& source, std::string prefix = {})
+      : table_(table), source_(source), prefix_(std::move(prefix)) {}
+
+  [[noreturn]] void fail(std::string_view field, const std::string& what,
+                         const toml::node* at = nullptr) const {
+    if (at == nullptr) at = table_.get(field);
+    const auto line = at != nullptr ? at->source().begin.line : table_.source().begin.line;
+    std::string message = source_;
+    if (line > 0) message += ":" + std::to_string(line);
+    message += ": field '" + prefix_ + std::string(field) + "': " + what;
+    throw ScenarioError(message);
+  }
+
+  template <std::size_t N>
+  void refuse_unknown(const std::array<std::string_view, N>& known) const {
+    for (const auto& [key, node] : table_) {
+      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
+        std::string list;
+        for (std::string_view name : known) {
+          if (name == "workloads") continue;
+          list += (list.empty() ? "" : ", ") + std::string(name);
+        }
+        fail(key.str(), "unknown field (known: " + list + ")", &node);
+      }
+    }
+  }
+
+  std::optional<std::string> string(std::string_view field) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_string()) fail(field, "must be a string, not " + type_of(*node));
+    return node->as_string()->get();
+  }
+
+  std::optional<bool> boolean(std::string_view field) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_boolean()) fail(field, "must be true or false, not " + type_of(*node));
+    return node->as_boolean()->get();
+  }
+
+  std::optional<std::int64_t> integer(std::string_view field, std::int64_t min,
+                                      std::int64_t max) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    if (!node->is_integer()) fail(field, "must be an integer, not " + type_of(*node));
+    const std::int64_t value = node->as_integer()->get();
+    if (value < min || value > max) fail(field, "must be from " + range(min, max));
+    return value;
+  }
+
+  std::optional<double> number(std::string_view field, double min, double max,
+                               const std::string& allowed) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    double value = 0;
+    if (node->is_integer()) {
+      value = static_cast<double>(node->as_integer()->get());
+    } else if (node->is_floating_point()) {
+      value = node->as_floating_point()->get();
+    } else {
+      fail(field, "must be a number " + allowed + ", not " + type_of(*node));
+    }
+    if (!(value >= min && value <= max)) fail(field, "must be " + allowed);
+    return value;
+  }
+
+  std::optional<double> duration(std::string_view field, double min_s) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    const std::string allowed = "a duration such as \"500ms\", \"2s\" or \"1m\", at least " +
+                                std::string(min_s > 0 ? "1ms" : "0s") + " and at most 24h";
+    if (!node->is_string()) fail(field, "must be " + allowed + ", not " + type_of(*node));
+    const auto value = parse_duration(node->as_string()->get());
+    if (!value || *value < min_s || *value > kMaxPhaseS) {
+      fail(field, "must be " + allowed + " (got \"" + node->as_string()->get() + "\")");
+    }
+    return value;
+  }
+
+  std::optional<std::vector<std::string>> strings(std::string_view field) const {
+    const toml::node* node = table_.get(field);
+    if (node == nullptr) return std::nullopt;
+    const toml::array* array = node->as_array();
+    if (array == nullptr) fail(field, "must be an array of strings, not " + type_of(*node));
+    std::vector<std::string> values;
+    for (const toml::node& item : *array) {
+      if (!item.is_string()) fail(field, "must be an array of strings; it holds " + type_of(item), &item);
+      values.push_back(item.as_string()->get());
+    }
+    return values;
+  }
+
+  static std::string type_of(const toml::node& node) {
+    switch (node.type()) {
+      case toml::node_type::string: return "a string";
+      case toml::node_type::integer: return "an integer";
+      case toml::node_type::floating_point: return "a number";
+      case toml::node_type::boolean: return "a boolean";
+      case toml::node_type::array: return "an array";
+      case toml::node_type::table: return "a table";
+      default: return "a date or time";
+    }
+  }
+
+  static std::string range(std::int64_t min, std::int64_t max) {
+    return std::to_string(min) + " to " + std::to_string(max);
+  }
+
+  const toml::table& table() const { return table_; }
+
+ private:
+  const toml::table& table_;
+  const std::string& source_;
+  std::string prefix_;
+};
+
+void read_cpus(const Reader& reader, std::string_view field, std::string& into) {
+  if (auto text = reader.string(field)) {
+    if (!parse_cpu_list(*text)) {
+      reader.fail(field, "must be a CPU list such as \"0\", \"0-3\" or \"0,2\" (got \"" + *text + "\")");
+    }
+    into = *text;
+  }
+}
+
+void read_database(const Reader& reader, Scenario& scenario) {
+  auto text = reader.string("database");
+  if (!text) return;
+  if (*text == "temp") {
+    scenario.database = DatabaseKind::kTemp;
+  } else if (*text == "none") {
+    scenario.database = DatabaseKind::kNone;
+  } else if (text->starts_with("postgres://") || text->starts_with("postgresql://")) {
+    scenario.database = DatabaseKind::kUrl;
+    scenario.database_url = *text;
+  } else {
+    reader.fail("database",
+                "must be \"temp\" (a throwaway seeded PostgreSQL), \"none\", or a postgres:// URL");
+  }
+}
+
+void read_connections(const Reader& reader, Workload& workload) {
+  const toml::node* node = reader.table().get("connections");
+  if (node == nullptr) return;
+  const std::string allowed = "an array of connection counts from 1 to 1000000, such as [10, 100]";
+  const toml::array* array = node->as_array();
+  if (array == nullptr || array->empty()) reader.fail("connections", "must be " + allowed);
+  workload.connections.clear();
+  for (const toml::node& item : *array) {
+    if (!item.is_integer() || item.as_integer()->get() < 1 ||
+        item.as_integer()->get() > 1'000'000) {
+      reader.fail("connections", "must be " + allowed, &item);
+    }
+    workload.connections.push_back(static_cast<unsigned>(item.as_integer()->get()));
+  }
+}
+
+Workload read_workload(const toml::table& table, const std::string& source, std::size_t index) {
+  const Reader reader(table, source, "workload[" + std::to_string(index) + "].");
+  reader.refuse_unknown(kWorkloadFields);
+  Workload workload;
+  workload.name = reader.string("name").value_or("");
+  if (workload.name.empty() ||
+      workload.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    reader.fail("name", "required: lower-case letters, digits, '-' and '_' (it names files)");
+  }
+  workload.path = reader.string("path").value_or("/");
+  if (workload.path.empty() || workload.path.front() != '/') {
+    reader.fail("path", "must start with '/' (a path such as \"/\" or a pattern \"/users/{1..10000}\")");
+  }
+  try {
+    (void)expand_path(workload.path);
+  } catch (const std::invalid_argument& error) {
+    reader.fail("path", error.what());
+  }
+  workload.method = reader.string("method").value_or("GET");
+  if (std::string problem = load::check_method(workload.method); !problem.empty()) {
+    reader.fail("method", problem);
+  }
+  workload.headers = reader.strings("headers").value_or(std::vector<std::string>{});
+  for (const std::string& header : workload.headers) {
+    if (header.find(':') == std::string::npos) reader.fail("headers", "'" + header + "' must be \"Name: value\"");
+    if (std::string problem = load::check_header(header); !problem.empty()) reader.fail("headers", problem);
+  }
+  workload.body = reader.string("body").value_or("");
+  read_connections(reader, workload);
+  workload.mode = reader.string("mode").value_or("closed");
+  if (workload.mode != "closed" && workload.mode != "open") {
+    reader.fail("mode", "must be \"closed\" (fixed connections, as fast as they go) or \"open\" "
+                        "(a fixed request rate, with rate = N)");
+  }
+  workload.rate = reader.number("rate", 0, 100'000'000, "from 0 to 100000000 requests/s").value_or(0);
+  if (workload.mode == "open" && workload.rate < 0.01) {
+    reader.fail("rate", "an open workload needs rate = requests/s, at least 0.01");
+  }
+  if (workload.mode == "closed" && workload.rate != 0) {
+    reader.fail("rate", "only an open workload has a rate (set mode = \"open\", or drop rate)");
+  }
+  workload.loader = reader.string("loader").value_or("ringside");
+  if (std::find(kLoaders.begin(), kLoaders.end(), workload.loader) == kLoaders.end()) {
+    reader.fail("loader", "must be one of ringside, wrk, ab, h2load, hey");
+  }
+  if (workload.loader != "ringside" && workload.path.find('{') != std::string::npos) {
+    reader.fail("path", "a pattern needs loader = \"ringside\" (external loaders take one URL)");
+  }
+  workload.loader_threads =
+      static_cast<unsigned>(reader.integer("loader_threads", 1, 1024).value_or(1));
+  workload.requests =
+      static_cast<std::uint64_t>(reader.integer("requests", 0, std::int64_t{1} << 40).value_or(0));
+  for (unsigned connections : workload.connections) {
+    if (workload.requests > 0 && workload.requests < connections) {
+      reader.fail("requests", "must be at least every level of connections (" +
+                                  std::to_string(connections) + "): each connection needs a request");
+    }
+  }
+  workload.keep_alive = reader.boolean("keep_alive").value_or(true);
+  workload.pipeline = static_cast<unsigned>(reader.integer("pipeline", 1, 64).value_or(1));
+  if (!workload.keep_alive && workload.pipeline > 1) {
+    reader.fail("pipeline", "pipelining needs keep_alive = true");
+  }
+  return workload;
+}
+
+void read_workloads(const Reader& reader, const std::string& source, Scenario& scenario) {
+  if (reader.table().get("workloads") != nullptr) {
+    reader.fail("workloads", "is written [[workload]] (one table per workload)");
+  }
+  const toml::node* node = reader.table().get("workload");
+  if (node == nullptr) reader.fail("workload", "at least one [[workload]] is required");
+  const toml::array* array = node->as_array();
+  if (array == nullptr || array->empty() || !array->is_array_of_tables()) {
+    reader.fail("workload", "must be tables written [[workload]]");
+  }
+  std::set<std::string> names;
+  std::size_t index = 0;
+  for (const toml::node& item : *array) {
+    Workload workload = read_workload(*item.as_table(), source, index);
+    if (!names.insert(workload.name).second) {
+      Reader(*item.as_table(), source, "workload[" + std::to_string(index) + "].")
+          .fail("name", "'" + workload.name + "' is used by an earlier workload");
+    }
+    scenario.workloads.push_back(std::move(workload));
+    ++index;
+  }
+}
+
+}  // namespace
+
+Scenario parse_scenario(std::string_view text, const std::string& source) {
+  toml::table table;
+  try {
+    table = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    throw ScenarioError(source + ":" + std::to_string(error.source().begin.line) +
+                        ": not valid TOML: " + std::string(error.description()));
+  }
+  const Reader reader(table, source);
+  reader.refuse_unknown(kScenarioFields);
+  Scenario scenario;
+  scenario.file = source;
+  scenario.name = reader.string("name").value_or("default");
+  if (scenario.name.empty() ||
+      scenario.name.find_first_not_of("abcdefghijklmnopqrstuvwxyz0123456789-_") != std::string::npos) {
+    reader.fail("name", "lower-case letters, digits, '-' and '_' (it names the results folder)");
+  }
+  scenario.description = reader.string("description").value_or("");
+  scenario.contestants = reader.strings("contestants").value_or(std::vector<std::string>{});
+  scenario.baseline = reader.string("baseline").value_or("ringside");
+  scenario.rounds = static_cast<unsigned>(reader.integer("rounds", 1, 100).value_or(3));
+  scenario.warmup_s = reader.duration("warmup", 0).value_or(2);
+  scenario.duration_s = reader.duration("duration", 0.001).value_or(5);
+  scenario.settle_s = reader.duration("settle", 0).value_or(1);
+  read_cpus(reader, "server_cpus", scenario.server_cpus);
+  read_cpus(reader, "load_cpus", scenario.load_cpus);
+  scenario.threads = static_cast<unsigned>(reader.integer("threads", 1, 1024).value_or(1));
+  read_database(reader, scenario);
+  scenario.equal_load = reader.boolean("equal_load").value_or(true);
+  scenario.equal_load_fraction =
+      reader.number("equal_load_fraction", 0.01, 1, "from 0.01 to 1").value_or(0.5);
+  read_workloads(reader, source, scenario);
+  return scenario;
+}
+
+Scenario load_scenario(const fs::path& path) {
+  std::ifstream in(path);
+  if (!in) throw ScenarioError(path.string() + ": cannot read the scenario file (does it exist?)");
+  std::stringstream text;
+  text << in.rdbuf();
+  return parse_scenario(text.str(), path.string());
+}
+
+fs::path default_scenario_path() {
+  std::error_code error;
+  const fs::path file =
+      self_executable().parent_path().parent_path().parent_path().parent_path() / "scenarios" /
+      "default.toml";
+  return fs::is_regular_file(file, error) ? file : fs::path();
+}
+
+std::optional<double> parse_duration(std::string_view text) {
+  std::size_t digits = 0;
+  while (digits < text.size() && (std::isdigit(static_cast<unsigned char>(text[digits])) != 0 ||
+                                  text[digits] == '.')) {
+    ++digits;
+  }
+  if (digits == 0) return std::nullopt;
+  double value = 0;
+  const auto [end, error] = std::from_chars(text.data(), text.data() + digits, value);
+  if (error != std::errc() || end != text.data() + digits || !std::isfinite(value)) {
+    return std::nullopt;
+  }
+  const std::string_view unit = text.substr(digits);
+  if (unit.empty() || unit == "s") return value;
+  if (unit == "ms") return value / 1000;
+  if (unit == "us") return value / 1e6;
+  if (unit == "m") return value * 60;
+  if (unit == "h") return value * 3600;
+  return std::nullopt;
+}
+
+std::optional<std::vector<int>> parse_cpu_list(std::string_view text) {
+  std::set<int> cpus;
+  if (text.empty()) return std::nullopt;
+  while (!text.empty()) {
+    const std::size_t comma = text.find(',');
+    const std::string_view item = text.substr(0, comma);
+    text = comma == std::string_view::npos ? std::string_view() : text.substr(comma + 1);
+    if (comma != std::string_view::npos && text.empty()) return std::nullopt;
+    const std::size_t dash = item.find('-');
+    const std::string_view first_text = item.substr(0, dash);
+    const std::string_view last_text = dash == std::string_view::npos ? first_text : item.substr(dash + 1);
+    int first = -1, last = -1;
+    const auto a = std::from_chars(first_text.data(), first_text.data() + first_text.size(), first);
+    const auto b = std::from_chars(last_text.data(), last_text.data() + last_text.size(), last);
+    if (first_text.empty() || last_text.empty() || a.ec != std::errc() || b.ec != std::errc() ||
+        a.ptr != first_text.data() + first_text.size() ||
+        b.ptr != last_text.data() + last_text.size() || first < 0 || last < first || last > 4095) {
+      return std::nullopt;
+    }
+    for (int cpu = first; cpu <= last; ++cpu) cpus.insert(cpu);
+  }
+  return std::vector<int>(cpus.begin(), cpus.end());
+}
+
+std::vector<std::string> expand_path(std::string_view path) {
+  const std::size_t open = path.find('{');
+  if (open == std::string_view::npos) {
+    if (path.find('}') != std::string_view::npos) throw std::invalid_argument("'}' without '{'");
+    return {std::string(path)};
+  }
+  const std::size_t close = path.find('}', open);
+  const std::string_view range = path.substr(open + 1, close == std::string_view::npos ? 0 : close - open - 1);
+  const std::size_t dots = range.find("..");
+  const std::string what = "a pattern is one {A..B} range of integers with A <= B, such as "
+                           "/users/{1..10000}";
+  if (close == std::string_view::npos || dots == std::string_view::npos ||
+      path.find('{', close) != std::string_view::npos ||
+      path.find('}', close + 1) != std::string_view::npos) {
+    throw std::invalid_argument(what);
+  }
+  std::uint64_t first = 0, last = 0;
+  const std::string_view first_text = range.substr(0, dots), last_text = range.substr(dots + 2);
+  const auto a = std::from_chars(first_text.data(), first_text.data() + first_text.size(), first);
+  const auto b = std::from_chars(last_text.data(), last_text.data() + last_text.size(), last);
+  if (first_text.empty() || last_text.empty() || a.ec != std::errc() || b.ec != std::errc() ||
+      a.ptr != first_text.data() + first_text.size() ||
+      b.ptr != last_text.data() + last_text.size() || last < first) {
+    throw std::invalid_argument(what);
+  }
+  if (last - first >= kMaxExpandedPaths) {
+    throw std::invalid_argument("a pattern may stand for at most 1000000 paths");
+  }
+  std::vector<std::string> paths;
+  paths.reserve(last - first + 1);
+  const std::string_view before = path.substr(0, open), after = path.substr(close + 1);
+  for (std::uint64_t value = first; value <= last; ++value) {
+    paths.push_back(std::string(before) + std::to_string(value) + std::string(after));
+  }
+  return paths;
+}
+
+std::optional<Route> route_of_path(std::string_view path) {
+  const std::string_view plain = path.substr(0, path.find('?'));
+  if (plain == "/") return Route::kHello;
+  if (plain == "/json") return Route::kJson;
+  if (plain.starts_with("/users/")) return Route::kUsers;
+  return std::nullopt;
+}
+
+bool runs_workload(const Contestant& contestant, const Workload& workload) {
+  // A server whose manifest says it cannot answer pipelined requests (bun) gets no pipelined
+  // workload: its errors would say nothing about its speed.
+  if (workload.pipeline > 1 && !contestant.manifest.pipelining) return false;
+  const auto route = route_of_path(workload.path);
+  return !route || contestant.claims(*route);
+}
+
+}  // namespace ringside::harness

@@ -1,0 +1,480 @@
+"""`ringside compare SCENARIO`, the benchmark run, end to end on tiny scenarios (1 s points,
+database "none") against contestants written by the tests: the fixture server of
+tests/fixtures/contestants in its modes (`good`, `dies-mid-run`, `tiny-backlog`) and `ringside
+serve` itself as a fast server. The contestants live in a scratch folder, not in
+tests/fixtures/contestants, whose exact list test_compare_validate.py checks.
+
+Checked: results.json against docs/compare-json.schema.json, with every point, round and histogram
+log; a contestant dying mid-run (recorded failed with its last output, the others measured);
+Ctrl-C mid-run (exit 130, results.json marked partial, no process or temporary directory left);
+a starved loader flagged loader-bound; a listen-queue overflow flagged; bad scenario files (one
+line naming the file, line and field, exit 2).
+
+Kernel counters are system-wide and other tests may run at the same time, so the tests assert
+that a flag is raised where it must be, never that one is absent."""
+import json
+import os
+import select
+import shutil
+import signal
+import subprocess
+import tempfile
+import time
+import unittest
+
+import jsonschema
+
+from ringside_testlib import BIN
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+SOURCE = os.path.abspath(os.path.join(HERE, "..", ".."))
+SERVER = os.path.join(SOURCE, "tests", "fixtures", "contestants", "fixture_server.py")
+SCHEMA = os.path.join(SOURCE, "docs", "compare-json.schema.json")
+# Validation, starts, stops and 1 s points under the sanitizers on a loaded 2-core machine.
+RUN_TIMEOUT = 240
+
+PYTHON_MANIFEST = """name = "{name}"
+description = "fixture: {mode}"
+language = "Python"
+runtime = "python3"
+requires = ["python3"]
+install = "scripts/setup"
+version = ["python3", "--version"]
+start = ["python3", "{server}", "--port", "{{port}}", "--mode", "{mode}"]
+ready_path = "/"
+routes = ["/", "/json", "/users/:id"]
+threads = 1
+db_pool = 0
+stop_signal = "SIGTERM"
+build = []
+build_inputs = []
+[env]
+PYTHONDONTWRITEBYTECODE = "1"
+FIXTURE_DIE_AFTER = "{die_after}"
+RINGSIDE_TEST_SCRATCH = "{scratch}"
+"""
+
+RINGSIDE_MANIFEST = """name = "{name}"
+description = "ringside serve, no database"
+language = "C++"
+runtime = "native"
+requires = []
+install = "scripts/build release"
+version = ["{{ringside}}", "--version"]
+start = ["{{ringside}}", "serve", "--host", "127.0.0.1", "--port", "{{port}}", "--threads", "1",
+         "--db", "none"]
+ready_path = "/"
+routes = ["/", "/json"]
+threads = 1
+db_pool = 0
+stop_signal = "SIGTERM"
+build = []
+build_inputs = []
+[env]
+RINGSIDE_TEST_SCRATCH = "{scratch}"
+"""
+
+
+def our_processes(root):
+    """Live processes started for this test: the contestants carry RINGSIDE_TEST_SCRATCH=root in
+    their environment (and their children inherit it); anything else naming root runs there."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                cmdline = f.read()
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                environ = f.read().split(b"\0")
+            with open(f"/proc/{entry}/stat") as f:
+                state = f.read().rsplit(")", 1)[1].split()[0]
+        except OSError:
+            continue
+        tagged = b"RINGSIDE_TEST_SCRATCH=" + root.encode() in environ
+        if state != "Z" and (tagged or root.encode() in cmdline):
+            found.append((int(entry), cmdline.replace(b"\0", b" ").decode(errors="replace")))
+    return found
+
+
+def make_quota_cgroup(name, quota_us, period_us):
+    """A CPU cgroup with a quota (cgroup v1's cpu controller, else v2); its path."""
+    v1 = "/sys/fs/cgroup/cpu"
+    if os.path.isfile(os.path.join(v1, "cpu.cfs_quota_us")):
+        path = os.path.join(v1, name)
+        os.mkdir(path)
+        with open(os.path.join(path, "cpu.cfs_period_us"), "w") as f:
+            f.write(str(period_us))
+        with open(os.path.join(path, "cpu.cfs_quota_us"), "w") as f:
+            f.write(str(quota_us))
+        return path
+    for root in ("/sys/fs/cgroup", "/sys/fs/cgroup/unified"):
+        if os.path.isfile(os.path.join(root, "cgroup.subtree_control")):
+            with open(os.path.join(root, "cgroup.subtree_control"), "w") as f:
+                f.write("+cpu")
+            path = os.path.join(root, name)
+            os.mkdir(path)
+            with open(os.path.join(path, "cpu.max"), "w") as f:
+                f.write(f"{quota_us} {period_us}")
+            return path
+    raise AssertionError("no CPU cgroup controller to set a quota with (run as root)")
+
+
+class CompareRunTest(unittest.TestCase):
+    def setUp(self):
+        self.scratch = tempfile.mkdtemp(prefix="compare-run-test-")
+        self.contestants = os.path.join(self.scratch, "contestants")
+        self.tmp = os.path.join(self.scratch, "tmp")
+        self.out = os.path.join(self.scratch, "out")
+        os.mkdir(self.contestants)
+        os.mkdir(self.tmp)
+        self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.scratch, "cache"),
+                        TMPDIR=self.tmp)
+        with open(SCHEMA) as f:
+            self.schema = json.load(f)
+
+    def tearDown(self):
+        for pid, _ in our_processes(self.scratch):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except OSError:
+                pass
+        shutil.rmtree(self.scratch, ignore_errors=True)
+
+    def python_contestant(self, name, mode="good", die_after=300):
+        os.mkdir(os.path.join(self.contestants, name))
+        with open(os.path.join(self.contestants, name, "contestant.toml"), "w") as f:
+            f.write(PYTHON_MANIFEST.format(name=name, mode=mode, server=SERVER, die_after=die_after,
+                                          scratch=self.scratch))
+
+    def ringside_contestant(self, name):
+        os.mkdir(os.path.join(self.contestants, name))
+        with open(os.path.join(self.contestants, name, "contestant.toml"), "w") as f:
+            f.write(RINGSIDE_MANIFEST.format(name=name, scratch=self.scratch))
+
+    def scenario(self, text):
+        path = os.path.join(self.scratch, "scenario.toml")
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+
+    def command(self, scenario, *args):
+        return [BIN, "compare", scenario, "--contestants", self.contestants, "--out", self.out,
+                *args]
+
+    def run_compare(self, scenario, *args):
+        try:
+            result = subprocess.run(self.command(scenario, *args), stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, timeout=RUN_TIMEOUT, env=self.env)
+        except subprocess.TimeoutExpired:
+            raise AssertionError(f"ringside compare ran over {RUN_TIMEOUT}s") from None
+        return result.returncode, result.stdout.decode(), result.stderr.decode()
+
+    def results(self):
+        with open(os.path.join(self.out, "results.json")) as f:
+            document = json.load(f)
+        jsonschema.validate(document, self.schema)
+        return document
+
+    def assert_nothing_left(self):
+        self.assertEqual(our_processes(self.scratch), [], "processes of the run left running")
+        self.assertEqual(os.listdir(self.tmp), [], "temporary directories left behind")
+
+    def points(self, document, contestant, mode="closed"):
+        return {p["connections"]: p for p in document["points"]
+                if p["contestant"] == contestant and p["mode"] == mode}
+
+
+class EndToEndTest(CompareRunTest):
+    def test_two_contestants_two_levels_two_rounds(self):
+        self.python_contestant("alpha")
+        self.python_contestant("beta")
+        scenario = self.scenario("""
+name = "tiny"
+baseline = "alpha"
+rounds = 2
+warmup = "200ms"
+duration = "1s"
+settle = "100ms"
+database = "none"
+equal_load_fraction = 0.25
+
+[[workload]]
+name = "hello"
+path = "/"
+connections = [2, 8]
+
+[[workload]]
+name = "users"
+path = "/users/{1..100}"
+connections = [4]
+""")
+        code, out, err = self.run_compare(scenario)
+        self.assertEqual(code, 0, out + err)
+        document = self.results()
+        self.assertEqual(document["scenario"]["name"], "tiny")
+        self.assertFalse(document["partial"])
+        self.assertEqual(document["rounds"], 2)
+        self.assertEqual(document["machine"]["server_cpus"], "0")
+        self.assertGreaterEqual(document["machine"]["cores"], 1)
+        self.assertEqual([c["name"] for c in document["contestants"]], ["alpha", "beta"])
+        for contestant in document["contestants"]:
+            self.assertEqual(contestant["status"], "ran", contestant)
+            self.assertRegex(contestant["version"], r"^Python 3")
+            self.assertGreater(contestant["rss_idle_kib"], 1000)  # a Python process: megabytes
+            self.assertGreater(contestant["rss_after_kib"], 1000)
+        for name in ("alpha", "beta"):
+            closed = self.points(document, name)
+            self.assertEqual(sorted(closed), [2, 4, 8])
+            for connections, point in closed.items():
+                self.assertEqual(point["failure"], "")
+                self.assertEqual([r["round"] for r in point["rounds"]], [1, 2])
+                for figures in point["rounds"] + [point["median"]]:
+                    self.assertGreater(figures["completed"], 0)
+                    self.assertEqual(figures["failed"], 0)
+                    self.assertEqual(set(figures["statuses"]), {"200"})
+                    self.assertEqual(figures["statuses"]["200"], figures["completed"])
+                    self.assertGreater(figures["requests_per_s"], 0)
+                    self.assertLessEqual(figures["latency_us"]["p50"], figures["latency_us"]["p99"])
+                    self.assertLessEqual(figures["latency_us"]["p99"], figures["latency_us"]["max"])
+                    self.assertGreater(figures["server_cpu_s"], 0)
+                    self.assertGreater(figures["loader_cpu_s"], 0)
+                    self.assertGreater(figures["rss_peak_kib"], 1000)
+                    # Every connection of a closed point reached the server.
+                    self.assertGreaterEqual(figures["kernel"]["established_peak"], connections)
+                for figures in point["rounds"]:
+                    log = os.path.join(self.out, figures["histogram_log"])
+                    with open(log) as f:
+                        text = f.read()
+                    self.assertIn("#[StartTime: ", text)
+                    self.assertIn(",HISTF", text)
+                self.assertLessEqual(point["requests_per_s_min"], point["median"]["requests_per_s"])
+                self.assertGreaterEqual(point["requests_per_s_max"], point["median"]["requests_per_s"])
+            # Equal load: one open point per workload, at one rate for both, in round 2 only (the
+            # rate needs round 1's closed points of every contestant).
+            open_points = [p for p in document["points"] if p["contestant"] == name and p["mode"] == "open"]
+            self.assertEqual(sorted(p["workload"] for p in open_points), ["hello", "users"])
+            for point in open_points:
+                self.assertEqual([r["round"] for r in point["rounds"]], [2])
+                self.assertEqual(point["connections"], 8 if point["workload"] == "hello" else 4)
+                self.assertAlmostEqual(point["median"]["target_rate"], point["rate"])
+        rates = {(p["workload"], p["contestant"]): p["rate"] for p in document["points"] if p["mode"] == "open"}
+        self.assertEqual(rates[("hello", "alpha")], rates[("hello", "beta")])
+        slowest_best = min(max(p["rounds"][0]["requests_per_s"] for p in self.points(document, n).values()
+                               if p["workload"] == "hello") for n in ("alpha", "beta"))
+        self.assertAlmostEqual(rates[("hello", "alpha")], 0.25 * slowest_best, delta=0.01)
+        # The terminal table, and where the results went.
+        self.assertIn("hello (GET /)", out)
+        self.assertIn("users (GET /users/{1..100})", out)
+        self.assertIn("vs alpha", out)
+        self.assertIn("baseline", out)
+        self.assertTrue(out.rstrip().endswith(f"results in {self.out}"), out)
+        # Live progress: the point measured and the time left.
+        self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1\.2s\), about \d")
+        self.assert_nothing_left()
+
+    def test_only_skip_rounds_and_duration_flags(self):
+        self.python_contestant("alpha")
+        self.python_contestant("beta")
+        scenario = self.scenario('rounds = 3\nwarmup = "0s"\nduration = "9s"\nsettle = "0s"\n'
+                                 'database = "none"\nequal_load = false\n'
+                                 '[[workload]]\nname = "hello"\nconnections = [1]\n')
+        code, out, err = self.run_compare(scenario, "--only", "beta", "--rounds", "1",
+                                          "--duration", "300ms")
+        self.assertEqual(code, 0, out + err)
+        document = self.results()
+        self.assertEqual([c["name"] for c in document["contestants"]], ["beta"])
+        self.assertEqual(document["rounds"], 1)
+        (point,) = document["points"]
+        self.assertAlmostEqual(point["rounds"][0]["duration_s"], 0.3, delta=0.05)
+        code, out, err = self.run_compare(scenario, "--skip", "alpha,beta")
+        self.assertEqual(code, 2, out + err)
+        self.assertIn("no contestant left to run", err)
+
+
+class FailureTest(CompareRunTest):
+    def test_a_contestant_dying_mid_run_is_recorded_and_the_run_goes_on(self):
+        self.python_contestant("dies", mode="dies-mid-run", die_after=400)
+        self.python_contestant("good")
+        scenario = self.scenario("""
+rounds = 2
+warmup = "0s"
+duration = "1s"
+settle = "0s"
+database = "none"
+baseline = "good"
+[[workload]]
+name = "hello"
+connections = [4, 8]
+""")
+        code, out, err = self.run_compare(scenario)
+        self.assertEqual(code, 0, out + err)  # the run succeeded; a contestant failed in it
+        document = self.results()
+        self.assertFalse(document["partial"])
+        dies, good = document["contestants"]
+        self.assertEqual(dies["status"], "failed")
+        self.assertRegex(dies["reason"], r"^exited \(exit 7\) during hello at [48] connections$")
+        self.assertIn("dying after 400 requests", dies["last_output"])
+        self.assertEqual(good["status"], "ran", good)
+        # Every point of the dead one carries the reason; the good one measured all of its own.
+        for point in (p for p in document["points"] if p["contestant"] == "dies"):
+            self.assertIn("exited (exit 7)", point["failure"])
+        for connections, point in self.points(document, "good").items():
+            self.assertEqual(point["failure"], "")
+            self.assertEqual(len(point["rounds"]), 2)
+            self.assertGreater(point["median"]["completed"], 0)
+        self.assertIn("dies: failed: exited (exit 7)", out)
+        self.assert_nothing_left()
+
+    def test_ctrl_c_writes_a_partial_result_and_leaves_nothing(self):
+        self.python_contestant("alpha")
+        self.python_contestant("beta")
+        scenario = self.scenario('rounds = 3\nwarmup = "0s"\nduration = "2s"\nsettle = "0s"\n'
+                                 'database = "none"\n[[workload]]\nname = "hello"\n'
+                                 'connections = [4, 8]\n')
+        process = subprocess.Popen(self.command(scenario), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=self.env)
+        err = b""
+        try:
+            # Interrupt in the middle of the second point: one point is in, one is being measured.
+            deadline = time.monotonic() + RUN_TIMEOUT
+            while b"[2/" not in err:
+                remaining = deadline - time.monotonic()
+                self.assertGreater(remaining, 0, f"never reached the second point: {err!r}")
+                ready, _, _ = select.select([process.stderr], [], [], remaining)
+                if ready:
+                    chunk = os.read(process.stderr.fileno(), 4096)
+                    self.assertTrue(chunk, f"exited early: {err!r}")
+                    err += chunk
+            self.assertNotEqual(our_processes(self.scratch), [], "no contestant running")
+            process.send_signal(signal.SIGINT)
+            out, rest = process.communicate(timeout=60)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        self.assertEqual(process.returncode, 130, (err + rest).decode())
+        document = self.results()
+        self.assertTrue(document["partial"])
+        measured = [p for p in document["points"] if p["rounds"]]
+        self.assertEqual(len(measured), 1, "the first point is kept, the interrupted one dropped")
+        self.assertIn(b"PARTIAL", out)
+        self.assert_nothing_left()
+
+
+class FlagTest(CompareRunTest):
+    def test_a_starved_loader_is_flagged_loader_bound(self):
+        """ringside serve answers in microseconds, so the loader always has responses to read.
+        Once the point begins (its progress line), the test moves the harness -- the loader's
+        process, not the contestant, which is already running in its own cgroup -- into a CPU
+        cgroup with a quota of 5 ms per 100 ms. The loader then spends ~95% of the point
+        throttled: the run must say that the loader, not the server, set the pace. (cgroup v1's
+        cpu controller, or v2's, as root: the way a container's CPU limit starves a loader.)"""
+        self.ringside_contestant("fast")
+        scenario = self.scenario('rounds = 1\nwarmup = "500ms"\nduration = "2s"\nsettle = "0s"\n'
+                                 'server_cpus = "0"\nload_cpus = "1"\ndatabase = "none"\n'
+                                 'equal_load = false\n[[workload]]\nname = "hello"\n'
+                                 'connections = [10]\n')
+        cgroup = make_quota_cgroup(f"ringside-test-{os.getpid()}", quota_us=5000, period_us=100000)
+        process = subprocess.Popen(self.command(scenario), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=self.env)
+        err = b""
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT
+            while b"[1/1]" not in err:
+                remaining = deadline - time.monotonic()
+                self.assertGreater(remaining, 0, f"the point never began: {err!r}")
+                ready, _, _ = select.select([process.stderr], [], [], remaining)
+                if ready:
+                    chunk = os.read(process.stderr.fileno(), 4096)
+                    self.assertTrue(chunk, f"exited early: {err!r}")
+                    err += chunk
+            with open(os.path.join(cgroup, "cgroup.procs"), "w") as f:
+                f.write(str(process.pid))
+            out, rest = process.communicate(timeout=RUN_TIMEOUT)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+            os.rmdir(cgroup)
+        self.assertEqual(process.returncode, 0, (out + err + rest).decode())
+        (point,) = self.results()["points"]
+        figures = point["median"]
+        self.assertIn("loader-bound", figures["flags"], figures)
+        note = figures["notes"][figures["flags"].index("loader-bound")]
+        self.assertIn("the loader waited for a CPU", note)
+        self.assertLess(figures["loader_cpu_share"], 0.5)
+        self.assertGreater(figures["loader_wait_s"], 1.0)  # of 2 s
+        self.assertIn("loader-bound", out.decode())
+
+    def test_a_listen_queue_overflow_is_flagged(self):
+        """The tiny-backlog fixture listens with a backlog of 1 and accepts a connection every
+        20 ms; 200 connections opened at once (no warm-up, so they open inside the measured
+        phase) overflow its accept queue, and the kernel drops the handshakes it cannot queue."""
+        self.python_contestant("backlog", mode="tiny-backlog")
+        scenario = self.scenario('rounds = 1\nwarmup = "0s"\nduration = "2s"\nsettle = "0s"\n'
+                                 'database = "none"\nequal_load = false\n[[workload]]\n'
+                                 'name = "hello"\nconnections = [200]\n')
+        code, out, err = self.run_compare(scenario)
+        self.assertEqual(code, 0, out + err)
+        (point,) = self.results()["points"]
+        figures = point["median"]
+        self.assertIn("listen-overflow", figures["flags"], figures)
+        # Counted at the server's own listening socket (sock_diag), not machine-wide.
+        self.assertGreater(figures["kernel"]["listen_drops"], 0)
+        # At most ~100 accepted in 2 s, plus the two the queue holds: far from 200.
+        self.assertIn("connections-missing", figures["flags"], figures)
+        self.assertLess(figures["kernel"]["established_peak"], 200)
+        self.assertIn("connections at this server's full listen queue", out)
+        self.assert_nothing_left()
+
+
+class ScenarioErrorTest(CompareRunTest):
+    def assert_one_line_exit_2(self, args, expected):
+        code, out, err = self.run_compare(*args)
+        self.assertEqual(code, 2, out + err)
+        self.assertEqual(out, "")
+        self.assertEqual(err.splitlines(), [expected])
+
+    def test_bad_scenario_files_are_one_line_naming_file_line_and_field(self):
+        self.python_contestant("alpha")
+        path = os.path.join(self.scratch, "scenario.toml")
+        cases = [
+            ('rounds = 2\nrondus = 3\n[[workload]]\nname = "a"\n', f"{path}:2: field 'rondus': unknown field"),
+            ('[[workload]]\nname = "a"\nconnections = [10, -1]\n',
+             f"{path}:3: field 'workload[0].connections': must be an array of connection counts"),
+            ('duration = "fast"\n[[workload]]\nname = "a"\n', f"{path}:1: field 'duration': must be a duration"),
+            ('load_cpus = "x"\n[[workload]]\nname = "a"\n', f"{path}:1: field 'load_cpus': must be a CPU list"),
+            ('name = "x"\n', f"{path}:1: field 'workload': at least one [[workload]] is required"),
+            ('contestants = ["zeta"]\n[[workload]]\nname = "a"\n',
+             f"{path}: field 'contestants': unknown contestant 'zeta' (known: alpha)"),
+        ]
+        for text, expected in cases:
+            with self.subTest(text=text):
+                self.scenario(text)
+                code, out, err = self.run_compare(path)
+                self.assertEqual(code, 2, out + err)
+                self.assertEqual(out, "")
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertTrue(err.startswith("ringside compare: " + expected), err)
+        self.assertFalse(os.path.exists(os.path.join(self.out, "results.json")))
+
+    def test_bad_flags_and_missing_files(self):
+        self.python_contestant("alpha")
+        good = self.scenario('[[workload]]\nname = "a"\n')
+        missing = os.path.join(self.scratch, "nope.toml")
+        for args, expected in [
+            ([missing], f"{missing}: cannot read the scenario file"),
+            ([good, "--only", "zeta"], "--only: unknown contestant 'zeta' (known: alpha)"),
+            ([good, "--rounds", "0"], "--rounds"),
+            ([good, "--duration", "forever"], "--duration"),
+        ]:
+            with self.subTest(args=args):
+                code, out, err = self.run_compare(*args)
+                self.assertEqual(code, 2, out + err)
+                self.assertEqual(len(err.splitlines()), 1, err)
+                self.assertIn(expected, err)
+
+
+if __name__ == "__main__":
+    unittest.main()

@@ -1,0 +1,74 @@
+#include "harness/point_figures.hpp"
+
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <fstream>
+#include <sstream>
+
+#include "load/hdr_log.hpp"
+
+namespace ringside::harness {
+namespace {
+
+load::LoadResult sample_result() {
+  load::LoadResult result;
+  result.elapsed_s = 2;
+  result.start_epoch_s = 1700000000;
+  for (std::uint64_t micros = 1; micros <= 100; ++micros) {
+    result.stats.latency.record(micros * 10);
+    result.stats.count_completion(0);
+  }
+  result.stats.status[200] = 98;
+  result.stats.status[503] = 2;
+  result.stats.count_error(load::ErrorClass::kReset, 3);
+  return result;
+}
+
+TEST(PointFigures, FromALoadResult) {
+  RoundFigures figures;
+  fill_from_load(sample_result(), figures);
+  EXPECT_EQ(figures.completed, 100u);
+  EXPECT_EQ(figures.failed, 3u);
+  EXPECT_DOUBLE_EQ(figures.requests_per_s, 50);
+  EXPECT_DOUBLE_EQ(figures.duration_s, 2);
+  EXPECT_NEAR(figures.latency.p50, 500, 1);
+  EXPECT_NEAR(figures.latency.p99, 990, 1);
+  EXPECT_NEAR(figures.latency.max, 1000, 1);
+  EXPECT_NEAR(figures.latency.mean, 505, 1);
+  EXPECT_EQ(figures.statuses, (std::map<std::string, std::uint64_t>{{"200", 98}, {"503", 2}}));
+  EXPECT_EQ(figures.errors, (std::map<std::string, std::uint64_t>{{"reset", 3}}));
+  RoundFigures empty;
+  fill_from_load(load::LoadResult{}, empty);
+  EXPECT_TRUE(std::isnan(empty.requests_per_s));
+  EXPECT_TRUE(std::isnan(empty.latency.p50));
+}
+
+TEST(PointFigures, LogNames) {
+  EXPECT_EQ(histogram_log_name("hello", "nginx", "closed", 100, 0, 1),
+            "histograms/hello-nginx-closed-c100-round1.hlog");
+  EXPECT_EQ(histogram_log_name("users", "deno", "open", 1000, 2482.6, 3),
+            "histograms/users-deno-open-c1000-r2483-round3.hlog");
+}
+
+TEST(PointFigures, TheLogHoldsTheHistogram) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "point_figures_test";
+  std::filesystem::remove_all(dir);
+  const load::LoadResult result = sample_result();
+  ASSERT_TRUE(write_histogram_log(dir, "histograms/a.hlog", "a comment", result));
+  std::ifstream in(dir / "histograms" / "a.hlog");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string log = text.str();
+  EXPECT_EQ(log.rfind("#a comment\n", 0), 0u) << log;
+  const std::size_t encoded = log.find("HISTF");
+  ASSERT_NE(encoded, std::string::npos);
+  const std::size_t line_end = log.find('\n', encoded);
+  const load::Histogram decoded = load::decode_compressed(log.substr(encoded, line_end - encoded));
+  EXPECT_EQ(decoded.count(), 100u);
+  EXPECT_FALSE(write_histogram_log("/proc/no-such-dir", "x.hlog", "", result));
+  std::filesystem::remove_all(dir);
+}
+
+}  // namespace
+}  // namespace ringside::harness

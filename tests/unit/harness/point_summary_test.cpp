@@ -1,0 +1,236 @@
+#include "harness/point_summary.hpp"
+
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <cmath>
+
+namespace ringside::harness {
+namespace {
+
+bool has(const RoundFigures& round, const std::string& flag) {
+  return std::find(round.flags.begin(), round.flags.end(), flag) != round.flags.end();
+}
+
+// A healthy closed point at 100 connections: 10,000 req/s at a mean of 10 ms (Little: 100 in
+// flight), every connection established, the loader at 40% of its core, the kernel quiet.
+RoundFigures healthy() {
+  RoundFigures r;
+  r.duration_s = 1;
+  r.completed = 10000;
+  r.requests_per_s = 10000;
+  r.latency.mean = 10000;
+  r.loader_cpu_s = 0.4;
+  r.loader_wait_s = 0.01;
+  r.kernel.established_peak = 100;
+  return r;
+}
+
+const PointContext kClosed100{.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1};
+
+TEST(Flags, AHealthyPointHasNone) {
+  RoundFigures r = healthy();
+  judge_round(r, kClosed100);
+  EXPECT_TRUE(r.flags.empty()) << r.notes.front();
+  EXPECT_TRUE(r.notes.empty());
+}
+
+TEST(Flags, LoaderCpuSaturated) {
+  RoundFigures r = healthy();
+  r.loader_cpu_s = 1.8;
+  judge_round(r, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  ASSERT_TRUE(has(r, "loader-bound"));
+  EXPECT_EQ(r.notes.at(0), "the loader used 90% of its 2 core(s): it, not the server, set the pace; "
+                           "give it more load_cpus or loader_threads");
+  RoundFigures below = healthy();
+  below.loader_cpu_s = 1.7;
+  judge_round(below, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  EXPECT_FALSE(has(below, "loader-bound"));
+}
+
+TEST(Flags, LoaderStarvedOfItsCore) {
+  RoundFigures r = healthy();
+  r.loader_cpu_s = 0.05;
+  r.loader_wait_s = 0.9;
+  judge_round(r, kClosed100);
+  ASSERT_TRUE(has(r, "loader-bound"));
+  EXPECT_NE(r.notes.at(0).find("the loader waited for a CPU 90% of the time (it ran 5%): another"),
+            std::string::npos) << r.notes.at(0);
+  RoundFigures shared = healthy();
+  shared.loader_wait_s = 0.45;  // a core shared with something else: slowed, not starved
+  judge_round(shared, kClosed100);
+  EXPECT_FALSE(has(shared, "loader-bound"));
+  RoundFigures two = healthy();
+  two.loader_wait_s = 1.1;  // of two cores for 1 s
+  judge_round(two, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  EXPECT_TRUE(has(two, "loader-bound"));
+}
+
+TEST(Flags, OpenPointShortOfItsRate) {
+  RoundFigures r = healthy();
+  r.target_rate = 10000;
+  r.requests_per_s = 9400;
+  r.latency.mean = 1000;
+  judge_round(r, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  ASSERT_TRUE(has(r, "loader-bound"));
+  EXPECT_EQ(r.notes.at(0), "asked for 10,000 requests/s, got 9,400: the offered load was not "
+                           "delivered, so latency here is not at that rate");
+  RoundFigures close = healthy();
+  close.target_rate = 10000;
+  close.requests_per_s = 9600;
+  judge_round(close, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  EXPECT_FALSE(has(close, "loader-bound"));  // open points are not held to Little's law
+}
+
+TEST(Flags, LittlesLawOffInAClosedPoint) {
+  RoundFigures r = healthy();
+  r.latency.mean = 7000;  // 10,000/s x 7 ms = 70 in flight of 100: 30% off
+  judge_round(r, kClosed100);
+  ASSERT_TRUE(has(r, "loader-bound"));
+  EXPECT_EQ(r.notes.at(0), "Little's law does not hold: 100 requests were meant to be in flight, "
+                           "but requests/s x mean latency gives 70.0: the loader did not keep its "
+                           "connections busy");
+  RoundFigures within = healthy();
+  within.latency.mean = 8000;  // 80: 20% off, within the 25%
+  judge_round(within, kClosed100);
+  EXPECT_FALSE(has(within, "loader-bound"));
+  RoundFigures pipelined = healthy();
+  pipelined.latency.mean = 40000;  // 400 in flight = 100 connections x 4 pipelined
+  judge_round(pipelined, {.mode = "closed", .connections = 100, .pipeline = 4, .loader_cores = 1});
+  EXPECT_FALSE(has(pipelined, "loader-bound"));
+  // A latency long against the point: the requests in flight at its end bias the mean.
+  RoundFigures censored = healthy();
+  censored.requests_per_s = 2000;
+  censored.latency.mean = 25000;  // 2.5% of the 1 s point; 50 in flight of 100
+  judge_round(censored, kClosed100);
+  EXPECT_FALSE(has(censored, "loader-bound"));
+  // The loader ended with all 100 outstanding: the server held requests past the end.
+  RoundFigures held = healthy();
+  held.latency.mean = 3000;  // 30 in flight by the completed ones
+  PointContext full = kClosed100;
+  full.in_flight_at_end = 100;
+  judge_round(held, full);
+  EXPECT_FALSE(has(held, "loader-bound"));
+  RoundFigures idle = healthy();
+  idle.latency.mean = 3000;
+  PointContext short_of_requests = kClosed100;
+  short_of_requests.in_flight_at_end = 40;
+  judge_round(idle, short_of_requests);
+  EXPECT_TRUE(has(idle, "loader-bound"));
+  // Connections the server never had are the kernel's story, not the loader's.
+  RoundFigures missing = healthy();
+  missing.latency.mean = 5000;
+  missing.kernel.established_peak = 50;
+  judge_round(missing, kClosed100);
+  EXPECT_FALSE(has(missing, "loader-bound"));
+  EXPECT_TRUE(has(missing, "connections-missing"));
+}
+
+TEST(Flags, KernelCounters) {
+  RoundFigures r = healthy();
+  r.kernel.listen_overflows = 1234;
+  r.kernel.listen_drops = 1300;
+  r.kernel.syn_retransmits = 56;
+  r.kernel.resets_sent = 7;
+  r.kernel.established_peak = 40;
+  r.latency.mean = 4000;  // 40 in flight, as established
+  judge_round(r, kClosed100);
+  EXPECT_EQ(r.flags, (std::vector<std::string>{"listen-overflow", "syn-retransmits", "resets",
+                                               "connections-missing"}));
+  EXPECT_EQ(r.notes.at(0), "the kernel's listen queue overflowed 1,234 times (1,300 SYNs dropped): "
+                           "clients waited for SYN retransmits; latency here is the kernel's, not "
+                           "the server's");
+  EXPECT_EQ(r.notes.at(3), "the server had at most 40 of 100 connections established: the rest "
+                           "waited in its listen queue or were refused, so this is not a "
+                           "100-connection point");
+  RoundFigures drops_only = healthy();
+  drops_only.kernel.listen_drops = 1;
+  judge_round(drops_only, kClosed100);
+  EXPECT_TRUE(has(drops_only, "listen-overflow"));
+}
+
+TEST(Flags, ListenDropsOfTheServersOwnSocketsDecide) {
+  RoundFigures elsewhere = healthy();
+  elsewhere.kernel.listen_overflows = 50;  // machine-wide: someone else's
+  elsewhere.kernel.listen_drops = 0;       // the server's own listeners dropped nothing
+  PointContext per_port = kClosed100;
+  per_port.listen_drops_per_port = true;
+  judge_round(elsewhere, per_port);
+  EXPECT_FALSE(has(elsewhere, "listen-overflow"));
+  RoundFigures here = healthy();
+  here.kernel.listen_drops = 1234;
+  judge_round(here, per_port);
+  ASSERT_TRUE(has(here, "listen-overflow"));
+  EXPECT_EQ(here.notes.at(0), "the kernel dropped 1,234 connections at this server's full listen "
+                              "queue: clients waited for SYN retransmits; latency here is the "
+                              "kernel's, not the server's");
+}
+
+TEST(Flags, UncountedConnectionsAreNotMissing) {
+  RoundFigures r = healthy();
+  r.kernel.established_peak = 0;
+  judge_round(r, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1,
+                  .connections_counted = false});
+  EXPECT_FALSE(has(r, "connections-missing"));
+}
+
+TEST(Summary, MedianOfFiniteValues) {
+  EXPECT_DOUBLE_EQ(median_of({3, 1, 2}), 2);
+  EXPECT_DOUBLE_EQ(median_of({4, 1, 2, 3}), 2.5);
+  EXPECT_DOUBLE_EQ(median_of({kUnmeasured, 5}), 5);
+  EXPECT_TRUE(std::isnan(median_of({})));
+  EXPECT_TRUE(std::isnan(median_of({kUnmeasured})));
+}
+
+PointResult point_of(std::vector<double> rates) {
+  PointResult point;
+  unsigned round = 0;
+  for (double rate : rates) {
+    RoundFigures r;
+    r.round = ++round;
+    r.requests_per_s = rate;
+    r.latency.p99 = rate / 10;
+    r.statuses = {{"200", static_cast<std::uint64_t>(rate)}};
+    r.histogram_log = "h" + std::to_string(round);
+    point.rounds.push_back(r);
+  }
+  return point;
+}
+
+TEST(Summary, MediansMinMaxAndNoise) {
+  PointResult point = point_of({1000, 1040, 980});
+  point.rounds[1].errors = {{"reset", 4}};
+  point.rounds[2].flags = {"resets"};
+  point.rounds[2].notes = {"the kernel sent 1 resets"};
+  summarize_point(point);
+  EXPECT_DOUBLE_EQ(point.median.requests_per_s, 1000);
+  EXPECT_DOUBLE_EQ(point.median.latency.p99, 100);
+  EXPECT_DOUBLE_EQ(point.requests_per_s_min, 980);
+  EXPECT_DOUBLE_EQ(point.requests_per_s_max, 1040);
+  EXPECT_FALSE(point.noisy);  // 4% above the median at most
+  EXPECT_EQ(point.median.statuses.at("200"), 1000u);
+  EXPECT_EQ(point.median.errors.at("reset"), 0u);  // median of 0, 4, 0
+  EXPECT_EQ(point.median.flags, std::vector<std::string>{"resets"});
+  EXPECT_EQ(point.median.notes, std::vector<std::string>{"the kernel sent 1 resets"});
+  EXPECT_EQ(point.median.histogram_log, "h1");  // the median round's log
+
+  PointResult noisy = point_of({1000, 1060, 990});
+  summarize_point(noisy);
+  EXPECT_TRUE(noisy.noisy);  // 6% above
+  PointResult below = point_of({1000, 1000, 940});
+  summarize_point(below);
+  EXPECT_TRUE(below.noisy);  // 6% below
+  PointResult single = point_of({1000});
+  summarize_point(single);
+  EXPECT_FALSE(single.noisy);
+}
+
+TEST(Summary, Commas) {
+  EXPECT_EQ(with_commas(0), "0");
+  EXPECT_EQ(with_commas(999), "999");
+  EXPECT_EQ(with_commas(1234), "1,234");
+  EXPECT_EQ(with_commas(1234567), "1,234,567");
+}
+
+}  // namespace
+}  // namespace ringside::harness

@@ -1,0 +1,93 @@
+#include "harness/report_text.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ringside::harness {
+namespace {
+
+PointResult closed_point(const std::string& contestant, double rate) {
+  PointResult point;
+  point.workload = "hello";
+  point.contestant = contestant;
+  point.connections = 100;
+  RoundFigures r;
+  r.requests_per_s = rate;
+  r.latency.p50 = 812;
+  r.latency.p99 = 2500;
+  r.latency.max = 12000;
+  r.server_cpu_us_per_request = 12.5;
+  r.rss_peak_kib = 4096;
+  r.statuses = {{"200", 1000}, {"500", 3}};
+  r.failed = 2;
+  point.rounds = {r};
+  point.median = r;
+  point.requests_per_s_min = rate * 0.99;
+  point.requests_per_s_max = rate * 1.01;
+  return point;
+}
+
+TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.workloads.push_back({"users", "GET", "/users/{1..10}", "closed", "ringside"});
+  ContestantResult ringside;
+  ringside.name = "ringside";
+  ringside.rss_idle_kib = 1536;
+  results.contestants.push_back(ringside);
+  ContestantResult node;
+  node.name = "node-http";
+  results.contestants.push_back(node);
+  ContestantResult broken;
+  broken.name = "bun";
+  broken.status = "failed";
+  broken.reason = "validation failed: pipelined x16: closed";
+  results.contestants.push_back(broken);
+  results.points.push_back(closed_point("ringside", 120000));
+  PointResult slow = closed_point("node-http", 30000);
+  slow.median.flags = {"listen-overflow"};
+  slow.median.notes = {"the kernel's listen queue overflowed 3 times"};
+  slow.noisy = true;
+  results.points.push_back(slow);
+  PointResult failed;
+  failed.workload = "hello";
+  failed.contestant = "deno";
+  failed.connections = 1000;
+  failed.failure = "round 1: exited (exit 7) during hello at 1000 connections";
+  results.points.push_back(failed);
+  results.partial = true;
+
+  const std::string text = render_text_report(results);
+  EXPECT_NE(text.find("hello (GET /)\n"), std::string::npos) << text;
+  EXPECT_EQ(text.find("users ("), std::string::npos) << "a workload without points has no table";
+  EXPECT_NE(text.find("vs ringside"), std::string::npos);
+  EXPECT_NE(text.find("120.0k"), std::string::npos);
+  EXPECT_NE(text.find("baseline"), std::string::npos);
+  EXPECT_NE(text.find("0.25x"), std::string::npos) << text;
+  EXPECT_NE(text.find("1.5 MB"), std::string::npos) << "idle RSS";
+  EXPECT_NE(text.find("4.0 MB"), std::string::npos) << "peak RSS";
+  EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
+  EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
+  EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
+  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): the rounds' requests/s spread"),
+            std::string::npos) << text;
+  EXPECT_NE(text.find("deno"), std::string::npos);
+  EXPECT_NE(text.find("failed"), std::string::npos);
+  EXPECT_NE(text.find("  bun: failed: validation failed: pipelined x16: closed"), std::string::npos);
+  EXPECT_NE(text.find("PARTIAL"), std::string::npos);
+  // errors: 2 transport failures + 3 non-2xx answers
+  EXPECT_NE(text.find("  5  "), std::string::npos) << text;
+}
+
+TEST(ReportText, ShortNumbers) {
+  EXPECT_EQ(short_rate(845), "845");
+  EXPECT_EQ(short_rate(12345), "12.3k");
+  EXPECT_EQ(short_rate(1234567), "1.23M");
+  EXPECT_EQ(short_rate(kUnmeasured), "-");
+  EXPECT_EQ(memory_text(512), "512 KB");
+  EXPECT_EQ(memory_text(2048), "2.0 MB");
+  EXPECT_EQ(memory_text(kUnmeasured), "-");
+}
+
+}  // namespace
+}  // namespace ringside::harness

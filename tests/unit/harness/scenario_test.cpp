@@ -1,0 +1,192 @@
+#include "harness/scenario.hpp"
+
+#include <gtest/gtest.h>
+
+namespace ringside::harness {
+namespace {
+
+std::string error_of(const std::string& text) {
+  try {
+    parse_scenario(text, "s.toml");
+  } catch (const ScenarioError& error) {
+    return error.what();
+  }
+  return "";
+}
+
+TEST(Scenario, EveryFieldHasADefault) {
+  const Scenario scenario = parse_scenario("[[workload]]\nname = \"hello\"\n", "s.toml");
+  EXPECT_EQ(scenario.name, "default");
+  EXPECT_EQ(scenario.baseline, "ringside");
+  EXPECT_EQ(scenario.rounds, 3u);
+  EXPECT_DOUBLE_EQ(scenario.warmup_s, 2);
+  EXPECT_DOUBLE_EQ(scenario.duration_s, 5);
+  EXPECT_DOUBLE_EQ(scenario.settle_s, 1);
+  EXPECT_EQ(scenario.server_cpus, "0");
+  EXPECT_EQ(scenario.load_cpus, "1");
+  EXPECT_EQ(scenario.database, DatabaseKind::kTemp);
+  EXPECT_TRUE(scenario.equal_load);
+  EXPECT_DOUBLE_EQ(scenario.equal_load_fraction, 0.5);
+  ASSERT_EQ(scenario.workloads.size(), 1u);
+  const Workload& w = scenario.workloads[0];
+  EXPECT_EQ(w.path, "/");
+  EXPECT_EQ(w.method, "GET");
+  EXPECT_EQ(w.connections, (std::vector<unsigned>{10, 100, 1000}));
+  EXPECT_EQ(w.mode, "closed");
+  EXPECT_EQ(w.loader, "ringside");
+  EXPECT_EQ(w.pipeline, 1u);
+  EXPECT_TRUE(w.keep_alive);
+}
+
+TEST(Scenario, ReadsEveryField) {
+  const Scenario s = parse_scenario(R"(
+name = "tiny"
+description = "two of them"
+contestants = ["good", "ringside"]
+baseline = "good"
+rounds = 2
+warmup = "500ms"
+duration = "1s"
+settle = "0s"
+server_cpus = "0"
+load_cpus = "0-1"
+threads = 2
+database = "postgres://u@127.0.0.1:5/x"
+equal_load = false
+equal_load_fraction = 0.25
+
+[[workload]]
+name = "users"
+path = "/users/{1..3}"
+method = "POST"
+headers = ["X-A: b"]
+body = "{}"
+connections = [1, 2]
+mode = "open"
+rate = 100
+loader_threads = 2
+requests = 50
+keep_alive = true
+pipeline = 4
+)", "s.toml");
+  EXPECT_EQ(s.name, "tiny");
+  EXPECT_EQ(s.contestants, (std::vector<std::string>{"good", "ringside"}));
+  EXPECT_EQ(s.rounds, 2u);
+  EXPECT_DOUBLE_EQ(s.warmup_s, 0.5);
+  EXPECT_DOUBLE_EQ(s.settle_s, 0);
+  EXPECT_EQ(s.threads, 2u);
+  EXPECT_EQ(s.database, DatabaseKind::kUrl);
+  EXPECT_EQ(s.database_url, "postgres://u@127.0.0.1:5/x");
+  EXPECT_FALSE(s.equal_load);
+  const Workload& w = s.workloads.at(0);
+  EXPECT_EQ(w.method, "POST");
+  EXPECT_EQ(w.headers, (std::vector<std::string>{"X-A: b"}));
+  EXPECT_EQ(w.connections, (std::vector<unsigned>{1, 2}));
+  EXPECT_DOUBLE_EQ(w.rate, 100);
+  EXPECT_EQ(w.requests, 50u);
+  EXPECT_EQ(w.pipeline, 4u);
+}
+
+TEST(Scenario, ErrorsNameFileLineAndField) {
+  EXPECT_EQ(error_of("rounds = 3\nroundz = 2\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:2: field 'roundz': unknown field (known: name, description, contestants, "
+            "baseline, rounds, warmup, duration, settle, server_cpus, load_cpus, threads, "
+            "database, equal_load, equal_load_fraction, workload)");
+  EXPECT_EQ(error_of("duration = \"5 parsecs\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'duration': must be a duration such as \"500ms\", \"2s\" or \"1m\", "
+            "at least 1ms and at most 24h (got \"5 parsecs\")");
+  EXPECT_EQ(error_of("rounds = 0\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'rounds': must be from 1 to 100");
+  EXPECT_EQ(error_of("server_cpus = \"0-\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'server_cpus': must be a CPU list such as \"0\", \"0-3\" or \"0,2\" (got \"0-\")");
+  EXPECT_EQ(error_of("database = \"mysql\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'database': must be \"temp\" (a throwaway seeded PostgreSQL), \"none\", "
+            "or a postgres:// URL");
+  EXPECT_EQ(error_of("name = \"x\"\n"), "s.toml:1: field 'workload': at least one [[workload]] is required");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nconnections = [10, 0]\n"),
+            "s.toml:3: field 'workload[0].connections': must be an array of connection counts from "
+            "1 to 1000000, such as [10, 100]");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\n[[workload]]\nname = \"b\"\nmode = \"opne\"\n"),
+            "s.toml:5: field 'workload[1].mode': must be \"closed\" (fixed connections, as fast as "
+            "they go) or \"open\" (a fixed request rate, with rate = N)");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nmode = \"open\"\n"),
+            "s.toml:1: field 'workload[0].rate': an open workload needs rate = requests/s, at least 0.01");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nloader = \"jmeter\"\n"),
+            "s.toml:3: field 'workload[0].loader': must be one of ringside, wrk, ab, h2load, hey");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\npath = \"/u/{1..}\"\n"),
+            "s.toml:3: field 'workload[0].path': a pattern is one {A..B} range of integers with "
+            "A <= B, such as /users/{1..10000}");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\npath = \"/u/{1..5}\"\nloader = \"wrk\"\n"),
+            "s.toml:3: field 'workload[0].path': a pattern needs loader = \"ringside\" (external "
+            "loaders take one URL)");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:4: field 'workload[1].name': 'a' is used by an earlier workload");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nrequests = 5\nconnections = [10]\n"),
+            "s.toml:3: field 'workload[0].requests': must be at least every level of connections "
+            "(10): each connection needs a request");
+  EXPECT_EQ(error_of("rounds = \"three\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'rounds': must be an integer, not a string");
+  EXPECT_EQ(error_of("rounds = = 3\n").rfind("s.toml:1: not valid TOML: ", 0), 0u);
+}
+
+TEST(Scenario, Durations) {
+  EXPECT_DOUBLE_EQ(*parse_duration("500ms"), 0.5);
+  EXPECT_DOUBLE_EQ(*parse_duration("2s"), 2);
+  EXPECT_DOUBLE_EQ(*parse_duration("1m"), 60);
+  EXPECT_DOUBLE_EQ(*parse_duration("1.5"), 1.5);
+  EXPECT_FALSE(parse_duration(""));
+  EXPECT_FALSE(parse_duration("s"));
+  EXPECT_FALSE(parse_duration("-1s"));
+  EXPECT_FALSE(parse_duration("2 s"));
+  EXPECT_FALSE(parse_duration("2d"));
+}
+
+TEST(Scenario, CpuLists) {
+  EXPECT_EQ(*parse_cpu_list("0"), (std::vector<int>{0}));
+  EXPECT_EQ(*parse_cpu_list("2,0-1,1"), (std::vector<int>{0, 1, 2}));
+  EXPECT_FALSE(parse_cpu_list(""));
+  EXPECT_FALSE(parse_cpu_list("1-0"));
+  EXPECT_FALSE(parse_cpu_list("a"));
+  EXPECT_FALSE(parse_cpu_list("0,"));
+}
+
+TEST(Scenario, PatternsExpandInOrder) {
+  EXPECT_EQ(expand_path("/"), (std::vector<std::string>{"/"}));
+  EXPECT_EQ(expand_path("/users/{1..3}"),
+            (std::vector<std::string>{"/users/1", "/users/2", "/users/3"}));
+  EXPECT_EQ(expand_path("/a/{9..10}/b?x=1"), (std::vector<std::string>{"/a/9/b?x=1", "/a/10/b?x=1"}));
+  EXPECT_EQ(expand_path("/users/{1..10000}").size(), 10000u);
+  EXPECT_THROW(expand_path("/a/{3..1}"), std::invalid_argument);
+  EXPECT_THROW(expand_path("/a/{1..2}/{1..2}"), std::invalid_argument);
+  EXPECT_THROW(expand_path("/a/{x..2}"), std::invalid_argument);
+  EXPECT_THROW(expand_path("/a/}"), std::invalid_argument);
+  EXPECT_THROW(expand_path("/a/{0..1000000}"), std::invalid_argument);
+}
+
+TEST(Scenario, RoutesOfPaths) {
+  EXPECT_EQ(route_of_path("/"), Route::kHello);
+  EXPECT_EQ(route_of_path("/json"), Route::kJson);
+  EXPECT_EQ(route_of_path("/users/{1..10}"), Route::kUsers);
+  EXPECT_EQ(route_of_path("/?x"), Route::kHello);
+  EXPECT_FALSE(route_of_path("/other"));
+  Contestant nginx;
+  nginx.manifest.routes = {Route::kHello, Route::kJson};
+  Workload users;
+  users.path = "/users/{1..10}";
+  Workload other;
+  other.path = "/static.txt";
+  EXPECT_FALSE(runs_workload(nginx, users));
+  EXPECT_TRUE(runs_workload(nginx, other));
+  Workload pipelined;
+  pipelined.path = "/";
+  pipelined.pipeline = 16;
+  EXPECT_TRUE(runs_workload(nginx, pipelined));
+  nginx.manifest.pipelining = false;  // as bun's manifest says
+  EXPECT_FALSE(runs_workload(nginx, pipelined));
+  Workload plain;
+  plain.path = "/";
+  EXPECT_TRUE(runs_workload(nginx, plain));
+}
+
+}  // namespace
+}  // namespace ringside::harness
