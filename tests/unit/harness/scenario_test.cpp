@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include <filesystem>
+
 namespace ringside::harness {
 namespace {
 
@@ -186,6 +188,21 @@ TEST(Scenario, RoutesOfPaths) {
   Workload plain;
   plain.path = "/";
   EXPECT_TRUE(runs_workload(nginx, plain));
+}
+
+// Every scenario the project ships parses, and names only known loaders and routes.
+TEST(Scenario, EveryShippedScenarioParses) {
+  const std::filesystem::path folder = std::filesystem::path(RINGSIDE_SOURCE_DIR) / "scenarios";
+  int files = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(folder)) {
+    if (entry.path().extension() != ".toml") continue;
+    ++files;
+    SCOPED_TRACE(entry.path().string());
+    Scenario scenario;
+    ASSERT_NO_THROW(scenario = load_scenario(entry.path()));
+    EXPECT_FALSE(scenario.workloads.empty());
+  }
+  EXPECT_GE(files, 4) << "default, seeds, loaders and hello";
 }
 
 }  // namespace
