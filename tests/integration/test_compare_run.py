@@ -268,7 +268,11 @@ connections = [4]
         self.assertIn("users (GET /users/{1..100})", out)
         self.assertIn("vs alpha", out)
         self.assertIn("baseline", out)
-        self.assertTrue(out.rstrip().endswith(f"results in {self.out}"), out)
+        self.assertTrue(out.rstrip().endswith(
+            f"results in {self.out} (results.json, report.md, report.html)"), out)
+        # The reports are written with the results.
+        for name in ("report.md", "report.html"):
+            self.assertGreater(os.path.getsize(os.path.join(self.out, name)), 0, name)
         # Live progress: the point measured and the time left.
         self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1\.2s\), about \d")
         self.assert_nothing_left()
