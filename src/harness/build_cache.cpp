@@ -128,7 +128,17 @@ BuildState BuildCache::state(const Contestant& contestant) const {
   std::ifstream stamp(stamp_path(contestant));
   std::string recorded;
   std::getline(stamp, recorded);
-  return recorded == current ? BuildState::kBuilt : BuildState::kNeedsBuild;
+  if (recorded != current) return BuildState::kNeedsBuild;
+  // The stamp lives outside the source tree, so a folder cloned afresh where an old one was has a
+  // stamp but not the build's output: a program the build makes inside the folder ("build/floor",
+  // "target/release/rust-hyper") must still be there.
+  const std::string& program = contestant.manifest.start.empty() ? std::string() :
+                               contestant.manifest.start.front();
+  if (program.find('/') != std::string::npos && program.front() != '/' &&
+      program.find('{') == std::string::npos && !fs::exists(contestant.dir / program)) {
+    return BuildState::kNeedsBuild;
+  }
+  return BuildState::kBuilt;
 }
 
 void BuildCache::record(const Contestant& contestant, const std::string& fingerprint) const {

@@ -79,6 +79,20 @@ TEST_F(BuildCacheTest, BuildsOnceThenOnlyWhenAnInputChanges) {
   EXPECT_EQ(cache.state(contestant_), BuildState::kNeedsBuild);
 }
 
+// A folder cloned afresh where an old one was finds the old stamp, but not the build's output.
+TEST_F(BuildCacheTest, AStampWithoutTheBuiltProgramNeedsABuild) {
+  contestant_.manifest.build = {"sh", "-c", "mkdir -p out && echo built >> ../builds.log && touch out/server"};
+  contestant_.manifest.start = {"out/server", "{port}"};
+  BuildCache cache(root_ / "cache");
+  EXPECT_TRUE(build_if_needed(contestant_, cache).ran);
+  EXPECT_EQ(cache.state(contestant_), BuildState::kBuilt);
+  fs::remove_all(root_ / "x/out");
+  EXPECT_EQ(cache.state(contestant_), BuildState::kNeedsBuild);
+  EXPECT_TRUE(build_if_needed(contestant_, cache).ran);
+  EXPECT_EQ(builds(), 2);
+  EXPECT_TRUE(fs::exists(root_ / "x/out/server"));
+}
+
 TEST_F(BuildCacheTest, TheStampLivesInTheCacheNotTheSourceTree) {
   BuildCache cache(root_ / "cache");
   build_if_needed(contestant_, cache);
