@@ -121,6 +121,22 @@ pid_t spawn(const SpawnSpec& spec) {
   _exit(127);
 }
 
+// The first directory from `path` up to / that `uid`:`gid` may not pass through (no search
+// permission for it as owner, group or other), or "" when it can reach `path`.
+std::string first_unreachable_ancestor(const std::string& path, uid_t uid, gid_t gid) {
+  std::string at = path;
+  while (!at.empty()) {
+    struct stat st {};
+    if (stat(at.c_str(), &st) != 0) return at;
+    const mode_t needed = st.st_uid == uid ? S_IXUSR : st.st_gid == gid ? S_IXGRP : S_IXOTH;
+    if ((st.st_mode & needed) == 0) return at;
+    if (at == "/") break;
+    const std::size_t slash = at.find_last_of('/');
+    at = slash == 0 ? "/" : at.substr(0, slash);
+  }
+  return {};
+}
+
 }  // namespace
 
 TempCluster::TempCluster(TempClusterOptions options) : options_(options) {}
@@ -178,6 +194,18 @@ void TempCluster::make_directory() {
   directory_ = pattern;
   if (chown(directory_.c_str(), uid_, gid_) != 0) {
     throw std::system_error(errno, std::generic_category(), "giving " + directory_ + " to postgres");
+  }
+  // Running as root, the cluster belongs to `postgres`, which must be able to walk down to it;
+  // a private TMPDIR (mode 0700, as mkdtemp makes them) would fail initdb with no message.
+  if (uid_ != geteuid()) {
+    const std::string blocked = first_unreachable_ancestor(directory_, uid_, gid_);
+    if (!blocked.empty()) {
+      rmdir(directory_.c_str());
+      directory_.clear();
+      throw std::runtime_error("the postgres OS user cannot enter " + blocked +
+                               " (on the way to TMPDIR): set TMPDIR to a directory it can reach, "
+                               "such as /tmp, or chmod o+x " + blocked);
+    }
   }
 }
 

@@ -4,8 +4,10 @@ its parent dies; seeding twice changes nothing."""
 import html
 import os
 import select
+import shutil
 import signal
 import subprocess
+import tempfile
 import time
 import unittest
 
@@ -246,6 +248,24 @@ class UsageTest(unittest.TestCase):
             code, stderr = self.run_db(*args)
             self.assertEqual(code, 2, args)
             self.assertEqual(len(stderr.strip().splitlines()), 1, stderr)
+
+    def test_a_tmpdir_postgres_cannot_enter_is_named(self):
+        """As root the cluster belongs to the postgres user: a private TMPDIR (0700, as mkdtemp
+        makes them) fails at once with one line naming the directory, and leaves nothing."""
+        if os.geteuid() != 0:
+            self.skipTest("only root hands the cluster to the postgres user")
+        private = tempfile.mkdtemp(prefix="ringside-private-tmp-")
+        try:
+            result = subprocess.run([BIN, "db", "temp"], stdout=subprocess.PIPE,
+                                    stderr=subprocess.PIPE, timeout=60,
+                                    env=dict(os.environ, TMPDIR=private))
+            stderr = result.stderr.decode()
+            self.assertNotEqual(result.returncode, 0)
+            self.assertIn(f"the postgres OS user cannot enter {private}", stderr)
+            self.assertIn("set TMPDIR", stderr)
+            self.assertEqual(os.listdir(private), [], "the cluster's directory was left behind")
+        finally:
+            shutil.rmtree(private, ignore_errors=True)
 
     def test_unreachable_database_exits_1_naming_it(self):
         code, stderr = self.run_db("init", "--db", "postgres://postgres@127.0.0.1:1/ringside")
