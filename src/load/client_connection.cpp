@@ -238,6 +238,8 @@ void ClientConnection::finish_response(core::TimePoint now) {
     stats.latency_uncorrected.record(worker_->micros(now - p.written));
     ++stats.status[status_ < stats.status.size() ? status_ : 0];
     stats.count_completion(worker_->second_of(now));
+  } else {
+    ++worker_->stats().warmup_completed;
   }
   if (close_after_response_) {
     if (count_ > 0) {

@@ -148,6 +148,7 @@ LoadProgress LoadRun::progress() const {
   for (const auto& worker : workers_) {
     progress.completed += worker->published_completed();
     progress.errored += worker->published_errored();
+    progress.answered += worker->published_answered();
   }
   progress.elapsed_s = std::chrono::duration<double>(core::Clock::now() - measure_from_).count();
   return progress;

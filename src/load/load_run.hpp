@@ -37,6 +37,7 @@ struct LoadResult {
 struct LoadProgress {
   std::uint64_t completed = 0;
   std::uint64_t errored = 0;
+  std::uint64_t answered = 0;  // responses of the warm-up too: what the server did so far
   double elapsed_s = 0;  // since the measured phase began (negative during the warm-up)
 };
 

@@ -112,11 +112,13 @@ void LoadWorker::run() {
     backoffs.expire(now, fire);
     fire_due(now);
     published_completed_.store(stats_.completed, std::memory_order_relaxed);
+    published_answered_.store(stats_.completed + stats_.warmup_completed, std::memory_order_relaxed);
     published_errored_.store(stats_.errored, std::memory_order_relaxed);
   }
   stopping_ = true;
   for (ClientConnection& connection : connections_) connection.abandon();
   published_completed_.store(stats_.completed, std::memory_order_relaxed);
+  published_answered_.store(stats_.completed + stats_.warmup_completed, std::memory_order_relaxed);
   published_errored_.store(stats_.errored, std::memory_order_relaxed);
   done_.store(true, std::memory_order_release);
 }

@@ -43,6 +43,7 @@ class LoadWorker {
   void stop() { stop_requested_.store(true, std::memory_order_relaxed); }
   [[nodiscard]] Stats& stats() { return stats_; }
   [[nodiscard]] std::uint64_t published_completed() const { return published_completed_.load(std::memory_order_relaxed); }
+  [[nodiscard]] std::uint64_t published_answered() const { return published_answered_.load(std::memory_order_relaxed); }
   [[nodiscard]] std::uint64_t published_errored() const { return published_errored_.load(std::memory_order_relaxed); }
   [[nodiscard]] bool done() const { return done_.load(std::memory_order_acquire); }
 
@@ -102,6 +103,7 @@ class LoadWorker {
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> done_{false};
   std::atomic<std::uint64_t> published_completed_{0};
+  std::atomic<std::uint64_t> published_answered_{0};  // warm-up answers too
   std::atomic<std::uint64_t> published_errored_{0};
 };
 

@@ -45,6 +45,7 @@ struct Stats {
   std::uint64_t errored = 0;
   std::uint64_t in_flight = 0;  // started but neither completed nor errored at the stop
   std::uint64_t warmup_requests = 0;
+  std::uint64_t warmup_completed = 0;  // answers to warm-up requests (in no other figure)
   std::uint64_t connections_opened = 0;
   std::uint64_t connect_failures = 0;  // failed connects with no request waiting on them (-R)
   std::uint64_t bytes_read = 0;
