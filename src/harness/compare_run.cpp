@@ -13,10 +13,12 @@
 #include <ctime>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
 #include <thread>
 #include <tuple>
 
+#include "db/statement_counter.hpp"
 #include "db/temp_cluster.hpp"
 #include "harness/external_loader.hpp"
 #include "harness/http_client.hpp"
@@ -144,6 +146,9 @@ class Engine {
   RunResults results_;
   std::vector<ContestantState> states_;
   std::unique_ptr<db::TempCluster> cluster_;
+  std::unique_ptr<db::StatementCounter> statements_;  // the cluster's pg_stat_statements
+  // While the in-process loader runs: the responses it has had so far, warm-up included.
+  std::function<std::uint64_t()> answered_so_far_;
   std::string db_url_;
   std::vector<int> server_cpus_, load_cpus_;
   std::map<std::string, EqualLoad> equal_loads_;  // by workload
@@ -206,6 +211,10 @@ bool Engine::provision_database() {
   std::vector<pid_t> pids = descendants_of(table, cluster_->postmaster_pid());
   pids.push_back(cluster_->postmaster_pid());
   for (pid_t pid : pids) sched_setaffinity(pid, sizeof set, &set);
+  statements_ = std::make_unique<db::StatementCounter>(db_url_);
+  if (!statements_->calls()) {
+    say("warning: queries per request will not be counted: " + statements_->problem());
+  }
   return true;
 }
 
@@ -342,6 +351,7 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   const std::vector<pid_t> before = own_threads();
   load::LoadRun run(config);
   run.start();
+  answered_so_far_ = [&run] { return run.progress().answered; };
   for (pid_t tid : own_threads()) {
     if (!std::binary_search(before.begin(), before.end(), tid)) loader_tids.push_back(tid);
   }
@@ -368,6 +378,7 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   }
   if (!started) on_measure_start();  // a count-mode point can finish inside one poll
   if (!ended) on_measure_end();
+  answered_so_far_ = nullptr;
   result = run.finish();
   return alive;
 }
@@ -387,7 +398,29 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   std::unique_ptr<PointSampler> sampler;
   double throttled_before = 0, throttled = 0;
   std::optional<std::uint64_t> drops_before, drops_after;
+  // The database's share of the work: its process tree and the statements it ran.
+  const pid_t database_pid = cluster_ ? cluster_->postmaster_pid() : -1;
+  TreeUsage database_before, database_after;
+  std::optional<std::uint64_t> queries_before, queries_after;
+  // Each reading notes the time and the responses the loader had so far, so the requests
+  // answered between the two readings are known exactly, not only those of the measured phase.
+  struct DatabaseReading {
+    Clock::time_point at;
+    std::optional<std::uint64_t> answered;
+  };
+  DatabaseReading database_read_start, database_read_end;
+  auto read_database = [&](TreeUsage& tree, std::optional<std::uint64_t>& queries) {
+    DatabaseReading reading;
+    const std::optional<std::uint64_t> answered_before =
+        answered_so_far_ ? std::optional(answered_so_far_()) : std::nullopt;
+    if (statements_) queries = statements_->calls();
+    if (database_pid > 0) tree = measure_tree(database_pid);
+    reading.at = Clock::now();
+    if (answered_before) reading.answered = (*answered_before + answered_so_far_()) / 2;
+    return reading;
+  };
   auto end = [&] {
+    database_read_end = read_database(database_after, queries_after);
     kernel_after = read_kernel_counters();
     drops_after = listener_drops(port);
     throttled = std::max(0.0, cgroup_throttled_s() - throttled_before);
@@ -395,6 +428,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     ended = true;
   };
   auto begin = [&] {
+    database_read_start = read_database(database_before, queries_before);
     tree_before = measure_tree(pid);
     kernel_before = read_kernel_counters();
     drops_before = listener_drops(port);
@@ -457,6 +491,20 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
       figures.server_cpu_us_per_request = figures.server_cpu_s * 1e6 / static_cast<double>(figures.completed);
     }
   }
+  // The requests answered between the database's two readings: counted by the in-process
+  // loader; for an external one, all of a counted point's, or the rate over the readings'
+  // window (they are a few milliseconds off the loader's, which would skew short points).
+  double answered_between = kUnmeasured;
+  if (database_read_start.answered && database_read_end.answered) {
+    answered_between = static_cast<double>(*database_read_end.answered - *database_read_start.answered);
+  } else if (workload.requests > 0) {
+    answered_between = static_cast<double>(figures.completed);
+  } else {
+    answered_between = figures.requests_per_s *
+                       std::chrono::duration<double>(database_read_end.at - database_read_start.at).count();
+  }
+  fill_database_figures(database_before, database_after, queries_before, queries_after,
+                        answered_between, figures.database);
   const double loader_cores =
       std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
   if (workload.loader == "ringside") {
@@ -495,7 +543,9 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .connections = plan.connections,
                         .pipeline = workload.pipeline,
                         .loader_cores = loader_cores,
-                        .connections_counted = kernel.readable,
+                        // Without keep-alive each connection lives for one request: fewer are
+                        // ever open at once than the loader's concurrency, by design.
+                        .connections_counted = kernel.readable && workload.keep_alive,
                         .listen_drops_per_port = per_port,
                         .in_flight_at_end = workload.loader == "ringside"
                                                 ? static_cast<long long>(load_result.stats.in_flight)

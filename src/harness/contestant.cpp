@@ -19,10 +19,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::pair<std::string_view, Route>, 3> kRoutes = {{
+constexpr std::array<std::pair<std::string_view, Route>, 4> kRoutes = {{
     {"/", Route::kHello},
     {"/json", Route::kJson},
     {"/users/:id", Route::kUsers},
+    {"/db", Route::kDb},
 }};
 
 constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
@@ -132,7 +133,7 @@ void read_routes(const FieldReader& reader, Manifest& manifest) {
     auto known = std::find_if(kRoutes.begin(), kRoutes.end(),
                               [&](const auto& route) { return route.first == path; });
     if (known == kRoutes.end()) {
-      reader.fail("routes", "unknown route '" + path + "' (known: /, /json, /users/:id)",
+      reader.fail("routes", "unknown route '" + path + "' (known: /, /json, /users/:id, /db)",
                   reader.node("routes"));
     }
     if (std::find(manifest.routes.begin(), manifest.routes.end(), known->second) !=

@@ -23,9 +23,9 @@
 namespace ringside::harness {
 
 // The routes a contestant may claim, each with the checks of validate.hpp.
-enum class Route : std::uint8_t { kHello, kJson, kUsers };
+enum class Route : std::uint8_t { kHello, kJson, kUsers, kDb };
 
-std::string_view route_path(Route route);  // "/", "/json", "/users/:id"
+std::string_view route_path(Route route);  // "/", "/json", "/users/:id", "/db"
 
 struct Manifest {
   std::string name;  // equals the folder's name

@@ -60,4 +60,21 @@ bool write_histogram_log(const std::filesystem::path& dir, const std::string& re
   return std::fclose(file) == 0 && log.ok();
 }
 
+void fill_database_figures(const TreeUsage& before, const TreeUsage& after,
+                           std::optional<std::uint64_t> queries_before,
+                           std::optional<std::uint64_t> queries_after, double requests,
+                           DatabaseFigures& out) {
+  out = {};
+  const bool per_request = std::isfinite(requests) && requests > 0;
+  if (before.processes > 0 && after.processes > 0 && after.cpu_s >= before.cpu_s) {
+    out.cpu_s = after.cpu_s - before.cpu_s;
+    if (per_request) out.cpu_us_per_request = out.cpu_s * 1e6 / requests;
+  }
+  if (queries_before && queries_after && *queries_after >= *queries_before) {
+    out.queries = static_cast<double>(*queries_after - *queries_before);
+    if (per_request) out.queries_per_request = out.queries / requests;
+    if (std::isfinite(out.cpu_s) && out.queries > 0) out.cpu_us_per_query = out.cpu_s * 1e6 / out.queries;
+  }
+}
+
 }  // namespace ringside::harness

@@ -101,8 +101,9 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
   if (k.resets_sent > 0) {
     flag(round, "resets",
          "the kernel sent " + with_commas(k.resets_sent) +
-             " resets: connections were refused or torn down, and their requests counted as "
-             "errors");
+             " TCP resets during the point (a machine-wide count): connections were refused or "
+             "torn down, this server's or another program's; the errors column says whether the "
+             "loader lost requests to them");
   }
   if (context.mode == "closed" && context.connections_counted &&
       k.established_peak < context.connections) {
@@ -169,6 +170,11 @@ void summarize_point(PointResult& point) {
   m.kernel.syn_retransmits = median_count([](const auto& r) { return r.kernel.syn_retransmits; });
   m.kernel.resets_sent = median_count([](const auto& r) { return r.kernel.resets_sent; });
   m.kernel.established_peak = median_count([](const auto& r) { return r.kernel.established_peak; });
+  m.database.cpu_s = median([](const auto& r) { return r.database.cpu_s; });
+  m.database.cpu_us_per_request = median([](const auto& r) { return r.database.cpu_us_per_request; });
+  m.database.queries = median([](const auto& r) { return r.database.queries; });
+  m.database.queries_per_request = median([](const auto& r) { return r.database.queries_per_request; });
+  m.database.cpu_us_per_query = median([](const auto& r) { return r.database.cpu_us_per_query; });
   std::set<std::string> status_keys, error_keys;
   for (const RoundFigures& round : rounds) {
     for (const auto& [key, count] : round.statuses) status_keys.insert(key);

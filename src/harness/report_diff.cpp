@@ -24,6 +24,10 @@ const Figure kFigures[] = {
     {"CPU/req", false, [](const RoundFigures& r) { return r.server_cpu_us_per_request; },
      format_cpu_per_request},
     {"peak RSS", false, [](const RoundFigures& r) { return r.rss_peak_kib; }, format_memory},
+    {"DB CPU/req", false, [](const RoundFigures& r) { return r.database.cpu_us_per_request; },
+     format_cpu_per_request},
+    {"queries/req", false, [](const RoundFigures& r) { return r.database.queries_per_request; },
+     format_queries_per_request},
 };
 
 const Figure& figure_named(const std::string& name) {

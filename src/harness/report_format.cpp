@@ -66,6 +66,13 @@ std::string format_cpu_per_request(double microseconds) {
   return grouped(microseconds) + " µs";
 }
 
+std::string format_queries_per_request(double queries) {
+  if (!std::isfinite(queries)) return std::string(kUnmeasuredText);
+  if (queries < 9.995) return printed("%.2f", queries);
+  if (queries < 99.95) return printed("%.1f", queries);
+  return grouped(queries);
+}
+
 std::string format_ratio(double ratio) {
   if (!std::isfinite(ratio)) return std::string(kUnmeasuredText);
   if (ratio < 9.995) return printed("%.2f×", ratio);

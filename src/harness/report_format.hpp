@@ -20,6 +20,7 @@ std::string format_rate(double per_second);       // 118,566 · 85.3 · 4.25
 std::string format_latency(double microseconds);  // 45 µs · 0.81 ms · 27.3 ms · 812 ms · 2.73 s
 std::string format_memory(double kib);            // 850 kB · 1.9 MB · 123 MB · 1.23 GB
 std::string format_cpu_per_request(double microseconds);  // 7.90 µs · 66.0 µs · 104 µs
+std::string format_queries_per_request(double queries);   // 1.00 · 20.0 · 500
 std::string format_ratio(double ratio);                   // 1.00× · 0.12× · 12.5×
 std::string format_change(double fraction);               // +15.0% · -3.2% · +0.0%
 std::string format_share(double fraction);                // 55%

@@ -220,6 +220,15 @@ class ModelBuilder {
     table.columns = {"contestant", "req/s",   "min–max",  "p50",      "p99",  "max",
                      "errors",     "CPU/req", "idle RSS", "peak RSS", "flags"};
     table.numeric = {false, true, true, true, true, true, true, true, true, true, false};
+    // The database's share of each request, beside the server's, where one was measured.
+    const bool database = std::any_of(points.begin(), points.end(), [](const PointResult* p) {
+      return p->failure.empty() && std::isfinite(p->median.database.queries) &&
+             p->median.database.queries > 0;
+    });
+    if (database) {
+      table.columns.insert(table.columns.begin() + 8, {"DB CPU/req", "queries/req"});
+      table.numeric.insert(table.numeric.begin() + 8, {true, true});
+    }
     const bool ratios = has_baseline();
     if (ratios) {
       table.columns.push_back((open ? "p99 vs " : "req/s vs ") + results_.baseline);
@@ -229,7 +238,19 @@ class ModelBuilder {
     for (const PointResult* p : points) {
       if (p->contestant == results_.baseline && p->failure.empty()) base = p;
     }
-    for (const PointResult* p : points) table.rows.push_back(point_row(*p, base, open, ratios));
+    for (const PointResult* p : points) {
+      std::vector<std::string> row = point_row(*p, base, open, ratios);
+      if (database) {
+        const DatabaseFigures& d = p->median.database;
+        const bool shown = p->failure.empty();
+        row.insert(row.begin() + 8,
+                   {shown ? format_cpu_per_request(d.cpu_us_per_request) : std::string(kUnmeasuredText),
+                    shown && std::isfinite(d.queries_per_request)
+                        ? format_queries_per_request(d.queries_per_request)
+                        : std::string(kUnmeasuredText)});
+      }
+      table.rows.push_back(std::move(row));
+    }
     return table;
   }
 

@@ -107,6 +107,12 @@ std::string render_text_report(const RunResults& results) {
     std::vector<Row> rows = {{"contestant", "mode", "conns", "req/s", "min-max", "p50", "p99",
                               "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
                               "vs " + results.baseline, "flags"}};
+    // The database's CPU and queries per request, where the harness's PostgreSQL served some.
+    const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {
+      return p.workload == workload.name && std::isfinite(p.median.database.queries) &&
+             p.median.database.queries > 0;
+    });
+    if (database) rows[0].insert(rows[0].begin() + 10, {"DB us/req", "q/req"});
     std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
     std::vector<std::string> noisy;
     for (const PointResult& point : results.points) {
@@ -116,6 +122,7 @@ std::string render_text_report(const RunResults& results) {
       if (point.rounds.empty()) {
         rows.push_back({point.contestant, mode, std::to_string(point.connections), "failed", "", "", "",
                         "", "", "", "", "", "", point.failure});
+        if (database) rows.back().insert(rows.back().begin() + 10, {"", ""});
         continue;
       }
       const RoundFigures& m = point.median;
@@ -131,6 +138,15 @@ std::string render_text_report(const RunResults& results) {
                       std::isfinite(m.server_cpu_us_per_request) ? printf_text("%.1f", m.server_cpu_us_per_request) : "-",
                       memory_text(contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured),
                       memory_text(m.rss_peak_kib), ratio_text(results, point), flags});
+      if (database) {
+        rows.back().insert(rows.back().begin() + 10,
+                           {std::isfinite(m.database.cpu_us_per_request)
+                                ? printf_text("%.1f", m.database.cpu_us_per_request)
+                                : "-",
+                            std::isfinite(m.database.queries_per_request)
+                                ? printf_text("%.2f", m.database.queries_per_request)
+                                : "-"});
+      }
       const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
                                 (point.mode == "open" ? " open" : "");
       for (const std::string& note : m.notes) notes.emplace_back(where, note);

@@ -70,6 +70,12 @@ json round_json(const RoundFigures& r) {
         {"syn_retransmits", r.kernel.syn_retransmits},
         {"resets_sent", r.kernel.resets_sent},
         {"established_peak", r.kernel.established_peak}}},
+      {"database",
+       {{"cpu_s", number(r.database.cpu_s)},
+        {"cpu_us_per_request", number(r.database.cpu_us_per_request)},
+        {"queries", number(r.database.queries)},
+        {"queries_per_request", number(r.database.queries_per_request)},
+        {"cpu_us_per_query", number(r.database.cpu_us_per_query)}}},
       {"histogram_log", r.histogram_log},
       {"flags", r.flags},
       {"notes", r.notes},
@@ -101,6 +107,14 @@ RoundFigures round_of(const json& j) {
     r.kernel.syn_retransmits = value_of<std::uint64_t>(k, "syn_retransmits", 0);
     r.kernel.resets_sent = value_of<std::uint64_t>(k, "resets_sent", 0);
     r.kernel.established_peak = value_of<std::uint64_t>(k, "established_peak", 0);
+  }
+  if (j.contains("database")) {  // absent in files written before it was measured
+    const json& d = j.at("database");
+    r.database.cpu_s = number_of(d, "cpu_s");
+    r.database.cpu_us_per_request = number_of(d, "cpu_us_per_request");
+    r.database.queries = number_of(d, "queries");
+    r.database.queries_per_request = number_of(d, "queries_per_request");
+    r.database.cpu_us_per_query = number_of(d, "cpu_us_per_query");
   }
   r.histogram_log = value_of<std::string>(j, "histogram_log", "");
   r.flags = value_of<std::vector<std::string>>(j, "flags", {});

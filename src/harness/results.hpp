@@ -44,6 +44,17 @@ struct KernelFigures {
   std::uint64_t established_peak = 0;  // the server port's ESTABLISHED sockets, at most
 };
 
+// What the database did for a point, when the harness started it (`database = "postgres"`):
+// its whole process tree's CPU (postmaster, backends, background workers), and the statements it
+// executed as pg_stat_statements counts them. Unmeasured (NaN) for other databases.
+struct DatabaseFigures {
+  double cpu_s = kUnmeasured;
+  double cpu_us_per_request = kUnmeasured;
+  double queries = kUnmeasured;               // statements executed during the point
+  double queries_per_request = kUnmeasured;
+  double cpu_us_per_query = kUnmeasured;
+};
+
 // One measured run of one point (a round).
 struct RoundFigures {
   unsigned round = 0;                 // 1-based
@@ -63,6 +74,7 @@ struct RoundFigures {
   double rss_peak_kib = kUnmeasured;              // sampled every 100 ms, and VmHWM
   double rss_mean_kib = kUnmeasured;
   KernelFigures kernel;
+  DatabaseFigures database;
   std::string histogram_log;  // HdrHistogram log, relative to the results folder; "" when none
   std::vector<std::string> flags;  // "loader-bound", "listen-overflow", ... (see Flag below)
   std::vector<std::string> notes;  // one sentence per flag, saying what it means here

@@ -420,6 +420,7 @@ std::optional<Route> route_of_path(std::string_view path) {
   if (plain == "/") return Route::kHello;
   if (plain == "/json") return Route::kJson;
   if (plain.starts_with("/users/")) return Route::kUsers;
+  if (plain == "/db") return Route::kDb;
   return std::nullopt;
 }
 

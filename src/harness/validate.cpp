@@ -98,6 +98,7 @@ std::vector<std::string> probe_paths(const std::vector<Route>& routes) {
           paths.emplace_back(path);
         }
         break;
+      case Route::kDb: paths.emplace_back("/db"); break;
     }
   }
   return paths;
@@ -212,6 +213,7 @@ Expectation expectation_for(std::string_view path) {
     if (id > static_cast<std::uint64_t>(kUserRows)) return {404, "", "", false, true};
     return {200, "application/json", user_json(static_cast<long>(id)), true};
   }
+  if (path == "/db") return {200, "application/json", "", false, false, true};
   return {404, "", "", false};
 }
 
@@ -239,6 +241,17 @@ std::string judge_response(const HttpResponse& response, const Expectation& expe
     if (body.is_discarded()) return "body " + quote(response.body) + " is not JSON";
     if (body != nlohmann::json::parse(expected.body)) {
       return "body " + quote(response.body) + " (expected " + quote(expected.body) + ")";
+    }
+  } else if (expected.world_row) {
+    // TechEmpower's single-query test: one random row of World, numbers as JSON numbers.
+    const auto body = nlohmann::json::parse(response.body, nullptr, false);
+    auto in_range = [&](const char* key) {
+      return body.is_object() && body.contains(key) && body.at(key).is_number_integer() &&
+             body.at(key).get<long long>() >= 1 && body.at(key).get<long long>() <= kUserRows;
+    };
+    if (!in_range("id") || !in_range("randomNumber")) {
+      return "body " + quote(response.body) +
+             " is not a World row (a JSON object with integer \"id\" and \"randomNumber\" in 1..10000)";
     }
   } else if (expected.json_error) {
     const auto body = nlohmann::json::parse(response.body, nullptr, false);

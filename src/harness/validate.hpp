@@ -36,13 +36,14 @@ struct ValidateOptions {
   const std::atomic<bool>* stop = nullptr;    // checks not yet begun are skipped when set
 };
 
-// What a GET of `path` must answer, for the paths the checks send: "/", "/json", "/users/N".
+// What a GET of `path` must answer, for the paths the checks send: "/", "/json", "/users/N", "/db".
 struct Expectation {
   int status = 200;
   std::string_view content_type;  // media type; "" when any (error answers)
   std::string body;               // exact body when !json; empty and !json: any body
   bool json = false;              // body compared as JSON
   bool json_error = false;        // body must be a JSON object with an "error" member
+  bool world_row = false;         // body must be one World row: {"id": 1..10000, "randomNumber": 1..10000}
 };
 
 Expectation expectation_for(std::string_view path);

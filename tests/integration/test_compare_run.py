@@ -75,6 +75,27 @@ RINGSIDE_TEST_SCRATCH = "{scratch}"
 """
 
 
+RINGSIDE_PG_MANIFEST = """name = "{name}"
+description = "ringside serve on the harness's PostgreSQL"
+language = "C++"
+runtime = "native"
+requires = []
+install = "scripts/build release"
+version = ["{{ringside}}", "--version"]
+start = ["{{ringside}}", "serve", "--host", "127.0.0.1", "--port", "{{port}}", "--threads", "1",
+         "--db", "{{db_url}}"]
+ready_path = "/"
+routes = ["/", "/users/:id", "/db"]
+threads = 1
+db_pool = 2
+stop_signal = "SIGTERM"
+build = []
+build_inputs = []
+[env]
+RINGSIDE_TEST_SCRATCH = "{scratch}"
+"""
+
+
 def our_processes(root):
     """Live processes started for this test: the contestants carry RINGSIDE_TEST_SCRATCH=root in
     their environment (and their children inherit it); anything else naming root runs there."""
@@ -275,6 +296,76 @@ connections = [4]
             self.assertGreater(os.path.getsize(os.path.join(self.out, name)), 0, name)
         # Live progress: the point measured and the time left.
         self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1\.2s\), about \d")
+        self.assert_nothing_left()
+
+    def test_the_database_share_is_measured_on_the_harness_postgresql(self):
+        """database = "temp": the harness starts PostgreSQL, and each point says how many queries
+        it ran per request (pg_stat_statements) and how much CPU it spent on them; a route that
+        never queries shows none, and a contestant that does not claim /db does not run it."""
+        os.chmod(self.scratch, 0o755)  # the cluster, under TMPDIR, belongs to the postgres user
+        os.mkdir(os.path.join(self.contestants, "ringside-pg"))
+        with open(os.path.join(self.contestants, "ringside-pg", "contestant.toml"), "w") as f:
+            f.write(RINGSIDE_PG_MANIFEST.format(name="ringside-pg", scratch=self.scratch))
+        self.python_contestant("alpha")  # claims /, /json, /users/:id, not /db; no database
+        scenario = self.scenario("""
+name = "db-tiny"
+baseline = "ringside-pg"
+rounds = 1
+warmup = "300ms"
+duration = "1s"
+settle = "100ms"
+database = "temp"
+equal_load = false
+
+[[workload]]
+name = "users"
+path = "/users/{1..10000}"
+connections = [4]
+
+[[workload]]
+name = "users-churn"
+path = "/users/1"
+connections = [4]
+requests = 300
+keep_alive = false
+
+[[workload]]
+name = "db"
+path = "/db"
+connections = [4]
+
+[[workload]]
+name = "hello"
+path = "/"
+connections = [4]
+""")
+        code, out, err = self.run_compare(scenario)
+        self.assertEqual(code, 0, out + err)
+        document = self.results()
+        self.assertEqual([(c["name"], c["status"]) for c in document["contestants"]],
+                         [("alpha", "ran"), ("ringside-pg", "ran")], out + err)
+        points = {(p["workload"], p["contestant"]): p for p in document["points"]}
+        self.assertNotIn(("db", "alpha"), points, "alpha does not claim /db")
+        for workload in ("users", "users-churn", "db"):
+            database = points[(workload, "ringside-pg")]["median"]["database"]
+            # One query per request, as PostgreSQL counted them; a few requests straddle the
+            # readings of a timed point.
+            self.assertAlmostEqual(database["queries_per_request"], 1.0, delta=0.1, msg=(workload, database))
+            self.assertGreater(database["queries"], 0)
+            self.assertGreater(database["cpu_s"], 0)
+            self.assertGreater(database["cpu_us_per_request"], 0)
+            self.assertAlmostEqual(database["cpu_us_per_query"] * database["queries"],
+                                   database["cpu_s"] * 1e6, delta=database["cpu_s"] * 1e6 * 1e-6)
+        self.assertEqual(points[("users-churn", "ringside-pg")]["median"]["completed"], 300)
+        for contestant in ("ringside-pg", "alpha"):
+            self.assertEqual(points[("hello", contestant)]["median"]["database"]["queries"], 0)
+        # alpha answers /users/:id from memory: the database saw nothing of it.
+        self.assertEqual(points[("users", "alpha")]["median"]["database"]["queries"], 0)
+        users_table = out[out.index("users (GET /users/{1..10000})"):out.index("users-churn (")]
+        self.assertIn("DB us/req", users_table)
+        self.assertIn("q/req", users_table)
+        hello_table = out[out.index("hello (GET /)"):]
+        self.assertNotIn("DB us/req", hello_table.split("\n\n")[0])
         self.assert_nothing_left()
 
     def test_only_skip_rounds_and_duration_flags(self):

@@ -70,5 +70,32 @@ TEST(PointFigures, TheLogHoldsTheHistogram) {
   std::filesystem::remove_all(dir);
 }
 
+TEST(PointFigures, DatabaseFiguresPerRequestAndPerQuery) {
+  TreeUsage before{.cpu_s = 10.0, .processes = 6};
+  TreeUsage after{.cpu_s = 10.5, .processes = 6};
+  DatabaseFigures figures;
+  fill_database_figures(before, after, 1000, 101000, 50000, figures);
+  EXPECT_DOUBLE_EQ(figures.cpu_s, 0.5);
+  EXPECT_DOUBLE_EQ(figures.cpu_us_per_request, 10.0);
+  EXPECT_DOUBLE_EQ(figures.queries, 100000);
+  EXPECT_DOUBLE_EQ(figures.queries_per_request, 2.0);
+  EXPECT_DOUBLE_EQ(figures.cpu_us_per_query, 5.0);
+}
+
+TEST(PointFigures, DatabaseFiguresUnmeasuredWhenCountsCannotBeTrusted) {
+  DatabaseFigures figures;
+  // No database tree (none started), a statistics reset in between: nothing invented.
+  fill_database_figures({}, {}, 5000, 10, 100, figures);
+  EXPECT_TRUE(std::isnan(figures.cpu_s));
+  EXPECT_TRUE(std::isnan(figures.queries));
+  EXPECT_TRUE(std::isnan(figures.cpu_us_per_query));
+  // Counted, but no requests completed: totals without ratios.
+  fill_database_figures({.cpu_s = 1, .processes = 2}, {.cpu_s = 2, .processes = 2}, 0, 7, 0, figures);
+  EXPECT_DOUBLE_EQ(figures.queries, 7);
+  EXPECT_TRUE(std::isnan(figures.queries_per_request));
+  EXPECT_TRUE(std::isnan(figures.cpu_us_per_request));
+  EXPECT_NEAR(figures.cpu_us_per_query, 1e6 / 7, 1e-6);
+}
+
 }  // namespace
 }  // namespace ringside::harness

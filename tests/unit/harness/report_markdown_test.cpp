@@ -75,6 +75,22 @@ Run it again with `ringside compare scenarios/tiny.toml`.
   EXPECT_EQ(render_markdown(small_run()), expected);
 }
 
+TEST(ReportMarkdown, DatabaseColumnsBesideTheServersCpu) {
+  RunResults run = small_run();
+  for (PointResult& p : run.points) {
+    p.median.database.queries = 1000;
+    p.median.database.queries_per_request = p.contestant == "ringside" ? 1.0 : 2.0;
+    p.median.database.cpu_us_per_request = p.contestant == "ringside" ? 6.1 : 40.8;
+  }
+  const std::string markdown = render_markdown(run);
+  EXPECT_NE(markdown.find("| CPU/req | DB CPU/req | queries/req | idle RSS | peak RSS |"),
+            std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 7.90 µs | 6.10 µs | 1.00 | 1.6 MB | 2.0 MB |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 66.0 µs | 40.8 µs | 2.00 |"), std::string::npos) << markdown;
+  EXPECT_EQ(render_markdown(small_run()).find("DB CPU/req"), std::string::npos)
+      << "no database, no columns";
+}
+
 TEST(ReportMarkdown, PartialRunSaysSoFirst) {
   RunResults results = small_run();
   results.partial = true;

@@ -79,6 +79,38 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("  5  "), std::string::npos) << text;
 }
 
+TEST(ReportText, DatabaseColumnsOnlyWhereTheDatabaseServedQueries) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.workloads.push_back({"users", "GET", "/users/{1..10}", "closed", "ringside"});
+  results.points.push_back(closed_point("ringside", 120000));  // hello: no database figures
+  PointResult users = closed_point("ringside", 70000);
+  users.workload = "users";
+  users.median.database.queries = 140000;
+  users.median.database.queries_per_request = 1.0;
+  users.median.database.cpu_us_per_request = 6.14;
+  results.points.push_back(users);
+  PointResult users_node = closed_point("node-http", 7000);
+  users_node.workload = "users";
+  users_node.median.database.queries = 28000;
+  users_node.median.database.queries_per_request = 2.0;
+  users_node.median.database.cpu_us_per_request = 81.66;
+  results.points.push_back(users_node);
+
+  const std::string text = render_text_report(results);
+  const std::size_t users_at = text.find("users (");
+  ASSERT_NE(users_at, std::string::npos) << text;
+  EXPECT_EQ(text.substr(0, users_at).find("DB us/req"), std::string::npos) << "hello has no DB columns";
+  const std::string users_table = text.substr(users_at);
+  EXPECT_NE(users_table.find("DB us/req"), std::string::npos) << text;
+  EXPECT_NE(users_table.find("q/req"), std::string::npos);
+  EXPECT_NE(users_table.find("6.1"), std::string::npos);
+  EXPECT_NE(users_table.find("1.00"), std::string::npos);
+  EXPECT_NE(users_table.find("81.7"), std::string::npos);
+  EXPECT_NE(users_table.find("2.00"), std::string::npos) << "two queries per request show";
+}
+
 TEST(ReportText, ShortNumbers) {
   EXPECT_EQ(short_rate(845), "845");
   EXPECT_EQ(short_rate(12345), "12.3k");

@@ -32,6 +32,9 @@ RunResults sample() {
   round.errors = {{"reset", 3}};
   round.kernel.listen_overflows = 7;
   round.loader_wait_s = 0.25;
+  round.database.queries = 5000;
+  round.database.queries_per_request = 1.0;
+  round.database.cpu_us_per_query = 6.1;
   round.flags = {"listen-overflow"};
   point.rounds = {round};
   point.median = round;
@@ -56,6 +59,10 @@ TEST(Results, RoundTripsThroughJson) {
   EXPECT_EQ(point.median.errors.at("reset"), 3u);
   EXPECT_EQ(point.median.kernel.listen_overflows, 7u);
   EXPECT_DOUBLE_EQ(point.median.loader_wait_s, 0.25);
+  EXPECT_DOUBLE_EQ(point.median.database.queries, 5000);
+  EXPECT_DOUBLE_EQ(point.median.database.queries_per_request, 1.0);
+  EXPECT_DOUBLE_EQ(point.median.database.cpu_us_per_query, 6.1);
+  EXPECT_TRUE(std::isnan(point.median.database.cpu_s));
   EXPECT_EQ(point.median.flags, std::vector<std::string>{"listen-overflow"});
   EXPECT_DOUBLE_EQ(again.contestants.at(0).rss_idle_kib, 1900);
   EXPECT_EQ(again.machine.warnings.at(0), "server and loader share core 0");
@@ -64,6 +71,18 @@ TEST(Results, RoundTripsThroughJson) {
 TEST(Results, UnmeasuredIsNullInJson) {
   const std::string text = to_json_text(sample());
   EXPECT_NE(text.find("\"p50\": null"), std::string::npos);
+}
+
+TEST(Results, FilesWithoutDatabaseFiguresReadAsUnmeasured) {
+  std::string text = to_json_text(sample());
+  // Drop every "database" object, as files written before it existed have none.
+  for (std::size_t at; (at = text.find("\"database\": {")) != std::string::npos;) {
+    const std::size_t close = text.find('}', at);
+    text.erase(at, close + 2 - at);  // the object and its comma
+  }
+  ASSERT_EQ(text.find("\"database\""), std::string::npos);
+  const RunResults again = from_json_text(text);
+  EXPECT_TRUE(std::isnan(again.points.at(0).median.database.queries));
 }
 
 TEST(Results, RefusesOtherSchemasAndBadTypes) {

@@ -170,6 +170,7 @@ TEST(Scenario, RoutesOfPaths) {
   EXPECT_EQ(route_of_path("/json"), Route::kJson);
   EXPECT_EQ(route_of_path("/users/{1..10}"), Route::kUsers);
   EXPECT_EQ(route_of_path("/?x"), Route::kHello);
+  EXPECT_EQ(route_of_path("/db"), Route::kDb);
   EXPECT_FALSE(route_of_path("/other"));
   Contestant nginx;
   nginx.manifest.routes = {Route::kHello, Route::kJson};

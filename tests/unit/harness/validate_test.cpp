@@ -64,6 +64,21 @@ TEST(JudgeResponse, UserIdsFollowTheContract) {
             "body 'not found' is not a JSON object with \"error\"");
 }
 
+TEST(JudgeResponse, DbAnswersOneWorldRow) {
+  const Expectation db = expectation_for("/db");
+  EXPECT_EQ(db.status, 200);
+  EXPECT_EQ(judge_response(response(200, "application/json", R"({"id":4174,"randomNumber":331})"), db),
+            "");
+  for (const char* body : {R"({"id":0,"randomNumber":331})", R"({"id":4174,"randomNumber":10001})",
+                           R"({"id":"4174","randomNumber":331})", R"([{"id":1,"randomNumber":1}])",
+                           R"({"id":4174})", "Hello World!"}) {
+    EXPECT_NE(judge_response(response(200, "application/json", body), db).find("is not a World row"),
+              std::string::npos)
+        << body;
+  }
+  EXPECT_EQ(judge_response(response(404, "text/plain", "no route"), db), "status 404 (expected 200)");
+}
+
 TEST(JudgeResponse, NamesWhatIsWrong) {
   struct Case {
     HttpResponse response;
