@@ -427,11 +427,12 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     if (sampler) sampler->sample_now();
     ended = true;
   };
+  // What the kernel does to a point's connections starts with the warm-up, which opens them.
+  kernel_before = read_kernel_counters();
+  drops_before = listener_drops(port);
   auto begin = [&] {
     database_read_start = read_database(database_before, queries_before);
     tree_before = measure_tree(pid);
-    kernel_before = read_kernel_counters();
-    drops_before = listener_drops(port);
     throttled_before = cgroup_throttled_s();
     cpu_before = process_cpu_s();
     measure_start = Clock::now();
@@ -549,7 +550,14 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .listen_drops_per_port = per_port,
                         .in_flight_at_end = workload.loader == "ringside"
                                                 ? static_cast<long long>(load_result.stats.in_flight)
-                                                : -1});
+                                                : -1,
+                        .slow_connects = workload.loader == "ringside"
+                                             ? static_cast<long long>(load_result.stats.slow_connects)
+                                             : -1,
+                        .loader_resets = workload.loader == "ringside"
+                                             ? static_cast<long long>(load_result.stats.errors[
+                                                   static_cast<std::size_t>(load::ErrorClass::kReset)])
+                                             : -1});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant

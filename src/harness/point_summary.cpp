@@ -93,12 +93,27 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
              " SYNs dropped): clients waited for SYN retransmits; latency here is the kernel's, "
              "not the server's");
   }
-  if (k.syn_retransmits > 0) {
+  if (context.slow_connects >= 0) {
+    if (context.slow_connects > 0) {
+      flag(round, "syn-retransmits",
+           with_commas(static_cast<std::uint64_t>(context.slow_connects)) +
+               " of the loader's connections took a second or more to open: their first SYN "
+               "went unanswered and was sent again (the machine counted " +
+               with_commas(k.syn_retransmits) + " SYN retransmits)");
+    }
+  } else if (k.syn_retransmits > 0) {
     flag(round, "syn-retransmits",
          with_commas(k.syn_retransmits) +
              " SYNs were sent again: those connections took a second or more to open");
   }
-  if (k.resets_sent > 0) {
+  if (context.loader_resets >= 0) {
+    if (context.loader_resets > 0) {
+      flag(round, "resets",
+           with_commas(static_cast<std::uint64_t>(context.loader_resets)) +
+               " requests were lost to connections the server reset (the kernel sent " +
+               with_commas(k.resets_sent) + " resets machine-wide)");
+    }
+  } else if (k.resets_sent > 0) {
     flag(round, "resets",
          "the kernel sent " + with_commas(k.resets_sent) +
              " TCP resets during the point (a machine-wide count): connections were refused or "

@@ -34,6 +34,12 @@ struct PointContext {
   bool listen_drops_per_port = false;
   // Requests the loader had outstanding when the point ended (in-process loader), or -1.
   long long in_flight_at_end = -1;
+  // What the in-process loader saw of its own connections, or -1 (an external loader): those
+  // that took 0.9 s or more to open (a first SYN lost: TCP retries after 1 s), and requests lost
+  // to resets. With them the flags speak of this point alone, not of the machine's counters,
+  // which count every program's connections.
+  long long slow_connects = -1;
+  long long loader_resets = -1;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).

@@ -68,6 +68,7 @@ void ClientConnection::opened(core::TimePoint now) {
     stats.connect.record(worker_->micros(now - connect_started_));
     ++stats.connections_opened;
   }
+  if (now - connect_started_ >= kSlowConnect) ++stats.slow_connects;
   if (count_ == 0) {
     disarm();
     timer_use_ = TimerUse::kNone;

@@ -15,6 +15,7 @@ void Stats::merge(const Stats& other) {
   in_flight += other.in_flight;
   warmup_requests += other.warmup_requests;
   warmup_completed += other.warmup_completed;
+  slow_connects += other.slow_connects;
   connections_opened += other.connections_opened;
   connect_failures += other.connect_failures;
   bytes_read += other.bytes_read;

@@ -2,6 +2,7 @@
 #pragma once
 
 #include <array>
+#include <chrono>
 #include <cstdint>
 #include <string_view>
 #include <vector>
@@ -11,6 +12,10 @@
 namespace ringside::load {
 
 // Every way a request can fail, each counted on its own.
+// TCP's first SYN retransmission comes one second after the SYN (RFC 6298's initial RTO); a
+// connect that took this long or more was retried.
+inline constexpr std::chrono::milliseconds kSlowConnect{900};
+
 enum class ErrorClass : std::uint8_t {
   kConnectRefused,   // nothing listens (ECONNREFUSED)
   kConnectTimeout,   // no handshake within --timeout
@@ -46,6 +51,9 @@ struct Stats {
   std::uint64_t in_flight = 0;  // started but neither completed nor errored at the stop
   std::uint64_t warmup_requests = 0;
   std::uint64_t warmup_completed = 0;  // answers to warm-up requests (in no other figure)
+  // Connects that took kSlowConnect or longer, warm-up included: their first SYN went unanswered
+  // (a full listen queue drops it) and TCP sent it again after one second.
+  std::uint64_t slow_connects = 0;
   std::uint64_t connections_opened = 0;
   std::uint64_t connect_failures = 0;  // failed connects with no request waiting on them (-R)
   std::uint64_t bytes_read = 0;

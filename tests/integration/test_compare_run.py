@@ -352,8 +352,11 @@ connections = [4]
             # readings of a timed point.
             self.assertAlmostEqual(database["queries_per_request"], 1.0, delta=0.1, msg=(workload, database))
             self.assertGreater(database["queries"], 0)
-            self.assertGreater(database["cpu_s"], 0)
-            self.assertGreater(database["cpu_us_per_request"], 0)
+            # /proc counts CPU in 10 ms ticks: the 300 requests of the counted point may fit in
+            # less than one.
+            if workload != "users-churn":
+                self.assertGreater(database["cpu_s"], 0)
+                self.assertGreater(database["cpu_us_per_request"], 0)
             self.assertAlmostEqual(database["cpu_us_per_query"] * database["queries"],
                                    database["cpu_s"] * 1e6, delta=database["cpu_s"] * 1e6 * 1e-6)
         self.assertEqual(points[("users-churn", "ringside-pg")]["median"]["completed"], 300)
@@ -504,10 +507,11 @@ class FlagTest(CompareRunTest):
 
     def test_a_listen_queue_overflow_is_flagged(self):
         """The tiny-backlog fixture listens with a backlog of 1 and accepts a connection every
-        20 ms; 200 connections opened at once (no warm-up, so they open inside the measured
-        phase) overflow its accept queue, and the kernel drops the handshakes it cannot queue."""
+        20 ms; 200 connections opened at once, in the warm-up, overflow its accept queue, and
+        the kernel drops the handshakes it cannot queue: the point's figures include its
+        warm-up's connections, and the loader saw its connects retried."""
         self.python_contestant("backlog", mode="tiny-backlog")
-        scenario = self.scenario('rounds = 1\nwarmup = "0s"\nduration = "2s"\nsettle = "0s"\n'
+        scenario = self.scenario('rounds = 1\nwarmup = "1s"\nduration = "2s"\nsettle = "0s"\n'
                                  'database = "none"\nequal_load = false\n[[workload]]\n'
                                  'name = "hello"\nconnections = [200]\n')
         code, out, err = self.run_compare(scenario)
@@ -521,6 +525,9 @@ class FlagTest(CompareRunTest):
         self.assertIn("connections-missing", figures["flags"], figures)
         self.assertLess(figures["kernel"]["established_peak"], 200)
         self.assertIn("connections at this server's full listen queue", out)
+        # Dropped SYNs are sent again after a second: the loader's own connects say so.
+        self.assertIn("syn-retransmits", figures["flags"], figures)
+        self.assertIn("of the loader's connections took a second or more to open", out)
         self.assert_nothing_left()
 
 

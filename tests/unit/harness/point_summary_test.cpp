@@ -166,6 +166,32 @@ TEST(Flags, ListenDropsOfTheServersOwnSocketsDecide) {
                               "kernel's, not the server's");
 }
 
+TEST(Flags, TheLoadersOwnConnectionsDecideSynRetransmitsAndResets) {
+  // The machine counted both, but the loader's connections opened promptly and lost nothing:
+  // another program's connections did it.
+  RoundFigures elsewhere = healthy();
+  elsewhere.kernel.syn_retransmits = 56;
+  elsewhere.kernel.resets_sent = 7;
+  PointContext seen = kClosed100;
+  seen.slow_connects = 0;
+  seen.loader_resets = 0;
+  judge_round(elsewhere, seen);
+  EXPECT_FALSE(has(elsewhere, "syn-retransmits"));
+  EXPECT_FALSE(has(elsewhere, "resets"));
+  RoundFigures here = healthy();
+  here.kernel.syn_retransmits = 56;
+  here.kernel.resets_sent = 7;
+  seen.slow_connects = 12;
+  seen.loader_resets = 3;
+  judge_round(here, seen);
+  ASSERT_EQ(here.flags, (std::vector<std::string>{"syn-retransmits", "resets"}));
+  EXPECT_EQ(here.notes.at(0), "12 of the loader's connections took a second or more to open: "
+                              "their first SYN went unanswered and was sent again (the machine "
+                              "counted 56 SYN retransmits)");
+  EXPECT_EQ(here.notes.at(1), "3 requests were lost to connections the server reset (the kernel "
+                              "sent 7 resets machine-wide)");
+}
+
 TEST(Flags, UncountedConnectionsAreNotMissing) {
   RoundFigures r = healthy();
   r.kernel.established_peak = 0;

@@ -15,6 +15,8 @@ Stats worker_a() {
   s.started = 10;
   s.in_flight = 1;
   s.warmup_requests = 4;
+  s.warmup_completed = 3;
+  s.slow_connects = 2;
   s.connections_opened = 2;
   s.connect_failures = 1;
   s.bytes_read = 1000;
@@ -36,6 +38,8 @@ Stats worker_b() {
   s.started = 7;
   s.in_flight = 2;
   s.warmup_requests = 1;
+  s.warmup_completed = 1;
+  s.slow_connects = 5;
   s.connections_opened = 3;
   s.bytes_read = 500;
   s.bytes_written = 150;
@@ -78,6 +82,8 @@ TEST(Stats, MergeSumsEveryCounter) {
   EXPECT_EQ(total.errored, 6u);
   EXPECT_EQ(total.in_flight, 3u);
   EXPECT_EQ(total.warmup_requests, 5u);
+  EXPECT_EQ(total.warmup_completed, 4u);
+  EXPECT_EQ(total.slow_connects, 7u);
   EXPECT_EQ(total.connections_opened, 5u);
   EXPECT_EQ(total.connect_failures, 1u);
   EXPECT_EQ(total.bytes_read, 1500u);
