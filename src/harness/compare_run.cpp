@@ -557,7 +557,10 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .loader_resets = workload.loader == "ringside"
                                              ? static_cast<long long>(load_result.stats.errors[
                                                    static_cast<std::size_t>(load::ErrorClass::kReset)])
-                                             : -1});
+                                             : -1,
+                        .mean_outstanding = workload.loader == "ringside" && load_result.elapsed_s > 0
+                                                ? load_result.stats.outstanding_s / load_result.elapsed_s
+                                                : -1});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant

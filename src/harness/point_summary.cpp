@@ -56,7 +56,20 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
   }
   const bool connections_complete =
       !context.connections_counted || round.kernel.established_peak >= context.connections;
-  if (context.mode == "closed" && connections_complete && round.failed == 0 &&
+  if (context.mode == "closed" && context.mean_outstanding >= 0) {
+    // Little's law's L measured by the loader itself: the requests it had in flight, averaged
+    // over the point. A closed loop that keeps its connections busy holds it at connections x
+    // pipeline whatever the latency's tail (the mean latency of answered requests misses the
+    // ones still waiting at the end, so L = throughput x mean latency misjudges long tails).
+    const double expected = static_cast<double>(context.connections) * context.pipeline;
+    if (connections_complete && expected > 0 &&
+        context.mean_outstanding < (1 - kLittleTolerance) * expected) {
+      flag(round, "loader-bound",
+           "the loader had " + fixed(context.mean_outstanding, 1) + " of its " + fixed(expected, 0) +
+               " requests in flight on average: it left connections idle between an answer and "
+               "the next request, so it, not the server, set the pace");
+    }
+  } else if (context.mode == "closed" && connections_complete && round.failed == 0 &&
       round.completed > 0 && std::isfinite(round.latency.mean) &&
       round.latency.mean / 1e6 <= kLittleMaxLatencyShare * wall &&
       std::isfinite(round.requests_per_s) && context.connections > 0) {

@@ -40,6 +40,8 @@ struct PointContext {
   // which count every program's connections.
   long long slow_connects = -1;
   long long loader_resets = -1;
+  // The in-process loader's requests in flight, averaged over the measured phase, or -1.
+  double mean_outstanding = -1;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).

@@ -99,15 +99,29 @@ core::Duration LoadWorker::next_wait(core::TimePoint now) const {
   return std::max(until - now, core::Duration::zero());
 }
 
+void LoadWorker::count_outstanding(core::TimePoint from, core::TimePoint to,
+                                   std::int64_t outstanding) {
+  if (outstanding <= 0) return;
+  from = std::max(from, plan_.measure_from);
+  if (plan_.end) to = std::min(to, *plan_.end);
+  if (to <= from) return;
+  stats_.outstanding_s += static_cast<double>(outstanding) * std::chrono::duration<double>(to - from).count();
+}
+
 void LoadWorker::run() {
   // The default 50 us timer slack would make every scheduled -R send late by up to that much.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   loop.refresh_now();
   for (ClientConnection& connection : connections_) connection.start();
   auto fire = [](core::TimerNode& node) { static_cast<ClientConnection&>(node).on_timer(); };
+  core::TimePoint last_turn = loop.now();
   while (!finished(loop.now())) {
+    // What was outstanding while the loop waited stayed so until the events it returns with.
+    const std::int64_t outstanding = in_flight_;
     loop.run_once(next_wait(loop.now()));
     const core::TimePoint now = loop.now();
+    count_outstanding(last_turn, now, outstanding);
+    last_turn = now;
     timeouts.expire(now, fire);
     backoffs.expire(now, fire);
     fire_due(now);

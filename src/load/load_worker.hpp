@@ -90,6 +90,8 @@ class LoadWorker {
 
   [[nodiscard]] bool finished(core::TimePoint now) const;
   [[nodiscard]] core::Duration next_wait(core::TimePoint now) const;
+  // Adds `outstanding` requests held from `from` to `to`, clipped to the measured phase.
+  void count_outstanding(core::TimePoint from, core::TimePoint to, std::int64_t outstanding);
   void fire_due(core::TimePoint now);
 
   WorkerPlan plan_;

@@ -16,6 +16,7 @@ void Stats::merge(const Stats& other) {
   warmup_requests += other.warmup_requests;
   warmup_completed += other.warmup_completed;
   slow_connects += other.slow_connects;
+  outstanding_s += other.outstanding_s;
   connections_opened += other.connections_opened;
   connect_failures += other.connect_failures;
   bytes_read += other.bytes_read;

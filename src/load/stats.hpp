@@ -54,6 +54,10 @@ struct Stats {
   // Connects that took kSlowConnect or longer, warm-up included: their first SYN went unanswered
   // (a full listen queue drops it) and TCP sent it again after one second.
   std::uint64_t slow_connects = 0;
+  // Requests outstanding integrated over the measured phase (request-seconds): divided by its
+  // length, the mean number in flight, which a closed loop that keeps every connection busy
+  // holds at connections x pipeline (Little's law's L, measured rather than inferred).
+  double outstanding_s = 0;
   std::uint64_t connections_opened = 0;
   std::uint64_t connect_failures = 0;  // failed connects with no request waiting on them (-R)
   std::uint64_t bytes_read = 0;

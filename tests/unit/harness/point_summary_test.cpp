@@ -126,6 +126,31 @@ TEST(Flags, LittlesLawOffInAClosedPoint) {
   EXPECT_TRUE(has(missing, "connections-missing"));
 }
 
+TEST(Flags, TheLoadersMeasuredInFlightDecidesOverLatency) {
+  // Node at 1,000 connections in a short point: answered requests' mean latency says 770 in
+  // flight, but the loader measured all 1,000 outstanding the whole time (the rest were the
+  // slow tail, still waiting at the end): not loader-bound.
+  RoundFigures tail = healthy();
+  tail.latency.mean = 7700;
+  PointContext measured = kClosed100;
+  measured.mean_outstanding = 99.2;
+  judge_round(tail, measured);
+  EXPECT_FALSE(has(tail, "loader-bound"));
+  // A loader that left its connections idle a third of the time, whatever the latency says.
+  RoundFigures idle = healthy();
+  measured.mean_outstanding = 66.5;
+  judge_round(idle, measured);
+  ASSERT_TRUE(has(idle, "loader-bound"));
+  EXPECT_EQ(idle.notes.at(0), "the loader had 66.5 of its 100 requests in flight on average: it "
+                              "left connections idle between an answer and the next request, so "
+                              "it, not the server, set the pace");
+  // Pipelined: 100 connections x 4.
+  RoundFigures pipelined = healthy();
+  judge_round(pipelined, {.mode = "closed", .connections = 100, .pipeline = 4, .loader_cores = 1,
+                          .mean_outstanding = 395});
+  EXPECT_FALSE(has(pipelined, "loader-bound"));
+}
+
 TEST(Flags, KernelCounters) {
   RoundFigures r = healthy();
   r.kernel.listen_overflows = 1234;
