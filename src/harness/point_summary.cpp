@@ -92,8 +92,12 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
 void judge_kernel(RoundFigures& round, const PointContext& context) {
   const KernelFigures& k = round.kernel;
   if (context.listen_drops_per_port) {
-    // The server's own listening sockets say it; the machine-wide counters may be anyone's.
-    if (k.listen_drops > 0) {
+    // The server's own listening sockets say it; the machine-wide counters may be anyone's. A
+    // listener's drops also count stray segments it discarded (a late ACK for a handshake
+    // already done), harmless; a full queue shows as well in the loader's retried connects, or
+    // in the machine's ListenOverflows (a final ACK dropped: the client thinks it is connected).
+    const bool overflowed = context.slow_connects != 0 || k.listen_overflows > 0;
+    if (k.listen_drops > 0 && overflowed) {
       flag(round, "listen-overflow",
            "the kernel dropped " + with_commas(k.listen_drops) +
                " connections at this server's full listen queue: clients waited for SYN "

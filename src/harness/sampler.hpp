@@ -34,6 +34,13 @@ inline constexpr int kEstablishedEveryNthSample = 5;  // /proc/net/tcp is long a
 
 // Clock ticks of utime + stime + cutime + cstime in a /proc/PID/stat text; nothing when malformed.
 std::optional<std::uint64_t> parse_stat_cpu_ticks(std::string_view stat);
+// The same, apart: the process's own (utime + stime, its exited threads included) and its reaped
+// children's (cutime + cstime).
+struct StatCpuTicks {
+  std::uint64_t own = 0;
+  std::uint64_t children = 0;
+};
+std::optional<StatCpuTicks> parse_stat_cpu(std::string_view stat);
 // A "Key:   1234 kB" line of /proc/PID/status, in KiB; 0 when absent (a kernel thread, a zombie).
 std::uint64_t parse_status_kib(std::string_view status, std::string_view key);
 struct SchedTimes {

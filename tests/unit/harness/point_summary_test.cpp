@@ -189,6 +189,25 @@ TEST(Flags, ListenDropsOfTheServersOwnSocketsDecide) {
   EXPECT_EQ(here.notes.at(0), "the kernel dropped 1,234 connections at this server's full listen "
                               "queue: clients waited for SYN retransmits; latency here is the "
                               "kernel's, not the server's");
+  // With ringside load's evidence: drops that delayed none of its connects, and no overflow
+  // anywhere, were stray segments the listener discarded.
+  PointContext evidence = per_port;
+  evidence.slow_connects = 0;
+  RoundFigures stray = healthy();
+  stray.kernel.listen_drops = 8;
+  judge_round(stray, evidence);
+  EXPECT_FALSE(has(stray, "listen-overflow"));
+  RoundFigures retried = healthy();
+  retried.kernel.listen_drops = 8;
+  evidence.slow_connects = 5;
+  judge_round(retried, evidence);
+  EXPECT_TRUE(has(retried, "listen-overflow"));
+  RoundFigures acks_dropped = healthy();  // the final ACK dropped: connects looked fast
+  acks_dropped.kernel.listen_drops = 8;
+  acks_dropped.kernel.listen_overflows = 8;
+  evidence.slow_connects = 0;
+  judge_round(acks_dropped, evidence);
+  EXPECT_TRUE(has(acks_dropped, "listen-overflow"));
 }
 
 TEST(Flags, TheLoadersOwnConnectionsDecideSynRetransmitsAndResets) {

@@ -17,6 +17,10 @@ TEST(Sampler, ParsesStatCpuTicksPastAnAwkwardName) {
   const char* stat = "4242 (we ird) (name) S 1 4242 4242 0 -1 4194560 500 0 0 0 100 20 3 4 20 0 1 0 "
                      "123 1000000 200 18446744073709551615\n";
   EXPECT_EQ(parse_stat_cpu_ticks(stat), 127u);
+  const auto apart = parse_stat_cpu(stat);
+  ASSERT_TRUE(apart);
+  EXPECT_EQ(apart->own, 120u);
+  EXPECT_EQ(apart->children, 7u);
   EXPECT_FALSE(parse_stat_cpu_ticks("4242 (x) S 1 2"));
   EXPECT_FALSE(parse_stat_cpu_ticks("garbage"));
 }
