@@ -344,7 +344,7 @@ class Session {
     settle(true);
     check(owner_.released, "client closed, but the connection stays open");
     check(ctx_->input_blocks.in_use() == 0, "input block leaked");
-    check(ctx_->replies.in_use == 0, "a parked request's PendingReply leaked");
+    check(ctx_->replies.in_use() == 0, "a parked request's PendingReply leaked");
     check(ctx_->reply_blocks.in_use() == 0 && ctx_->body_blocks.in_use() == 0,
           "a parked request's block leaked");
     check(ctx_->output_blocks.in_use() == 0, "output block leaked");

@@ -7,12 +7,12 @@
 #include <charconv>
 #include <chrono>
 #include <cstring>
-#include <deque>
 #include <limits>
 #include <stdexcept>
 #include <string>
 #include <vector>
 
+#include "core/free_list_pool.hpp"
 #include "db/connection.hpp"
 
 namespace ringside::db {
@@ -246,23 +246,17 @@ class PostgresDatabase final : public Database {
  private:
   Operation& acquire(OpKind kind, Sink& sink) { return acquire(kind, &sink); }
   Operation& acquire(OpKind kind, Sink* sink) {
-    Operation* op = free_;
-    if (op != nullptr) {
-      free_ = op->next;
-    } else {
-      op = &operations_.emplace_back();
-    }
-    *op = Operation{};
-    op->kind = kind;
-    op->sink = sink;
-    op->deadline = loop_.now() + timeout_;
-    return *op;
+    Operation& op = operations_.acquire();
+    op = Operation{};
+    op.kind = kind;
+    op.sink = sink;
+    op.deadline = loop_.now() + timeout_;
+    return op;
   }
 
   void release(Operation& op) {
     op.sink = nullptr;
-    op.next = free_;
-    free_ = &op;
+    operations_.release(op);
   }
 
   void finish(Operation& op, Outcome outcome, std::string_view detail) {
@@ -332,8 +326,7 @@ class PostgresDatabase final : public Database {
   Duration timeout_;
   core::EventLoop& loop_;
   std::vector<std::unique_ptr<Link>> links_;
-  std::deque<Operation> operations_;
-  Operation* free_ = nullptr;
+  core::FreeListPool<Operation, &Operation::next> operations_;
   OpQueue waiting_;
   std::string last_error_;
   std::string timeout_text_;

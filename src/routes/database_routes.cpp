@@ -107,22 +107,12 @@ DatabaseWorker::~DatabaseWorker() {
 }
 
 DatabaseCall& DatabaseWorker::acquire(CallKind kind) {
-  DatabaseCall* call = free_;
-  if (call != nullptr) {
-    free_ = call->next_free;
-  } else {
-    call = &calls_.emplace_back();
-  }
-  ++in_use_;
-  call->start(*this, kind, blocks_.acquire());
-  return *call;
+  DatabaseCall& call = calls_.acquire();
+  call.start(*this, kind, blocks_.acquire());
+  return call;
 }
 
-void DatabaseWorker::release(DatabaseCall& call) {
-  --in_use_;
-  call.next_free = free_;
-  free_ = &call;
-}
+void DatabaseWorker::release(DatabaseCall& call) { calls_.release(call); }
 
 void DatabaseWorker::release_block(char* block) { blocks_.release(block); }
 

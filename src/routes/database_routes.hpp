@@ -19,10 +19,10 @@
 
 #include <array>
 #include <cstdint>
-#include <deque>
 #include <memory>
 
 #include "core/block_pool.hpp"
+#include "core/free_list_pool.hpp"
 #include "db/database.hpp"
 #include "routes/database_call.hpp"
 #include "server/router.hpp"
@@ -47,7 +47,7 @@ class DatabaseWorker final : public server::WorkerExtension {
   // A World id in 1..10000, and a random number for a row (1..10000, never `old`).
   [[nodiscard]] std::int32_t random_world_id();
   [[nodiscard]] std::int32_t new_random_number(std::int32_t old);
-  [[nodiscard]] std::size_t calls_in_use() const { return in_use_; }
+  [[nodiscard]] std::size_t calls_in_use() const { return calls_.in_use(); }
 
   // core::LoopParticipant: the database is driven by the worker's loop.
   void after_events() override { database_->after_events(); }
@@ -58,9 +58,7 @@ class DatabaseWorker final : public server::WorkerExtension {
   [[nodiscard]] std::uint64_t next_random();
 
   std::unique_ptr<db::Database> database_;
-  std::deque<DatabaseCall> calls_;
-  DatabaseCall* free_ = nullptr;
-  std::size_t in_use_ = 0;
+  core::FreeListPool<DatabaseCall, &DatabaseCall::next_free> calls_;
   core::BlockPool blocks_{DatabaseCall::kBlockBytes, 256, 64};
   std::uint64_t random_state_;
 };

@@ -24,6 +24,7 @@
 #include <cstdint>
 #include <string_view>
 
+#include "core/free_list_pool.hpp"
 #include "http/out_buffer.hpp"
 #include "http/request.hpp"
 #include "server/reply.hpp"
@@ -91,7 +92,6 @@ class PendingReply {
 
  private:
   friend class Connection;
-  friend struct ReplyPool;
 
   void start(WorkerContext& context, ReplyQueue* waiter, bool keep_alive, bool head_only,
              bool http10);
@@ -108,6 +108,10 @@ class PendingReply {
   bool keep_alive_ = true;  // as the request asked; draining is applied when answered
   bool head_only_ = false;
   bool http10_ = false;
+
+ public:
+  // The worker's pool of them, linked through next_ (named here, where it may be).
+  using Pool = core::FreeListPool<PendingReply, &PendingReply::next_>;
 };
 
 }  // namespace ringside::server

@@ -154,16 +154,10 @@ void Worker::close_all() {
   for (Connection& connection : connections_) connection.close();
 }
 
-Connection& Worker::new_connection() {
-  if (free_ == nullptr) return connections_.emplace_back();
-  Connection& connection = *free_;
-  free_ = connection.next_free;
-  return connection;
-}
+Connection& Worker::new_connection() { return connections_.acquire(); }
 
 void Worker::release(Connection& connection) {
-  connection.next_free = free_;
-  free_ = &connection;
+  connections_.release(connection);
   --ctx_.open_connections;
   slots_.release();
   if (!accepting_ && paused_at_capacity_ && !ctx_.draining) resume_accepting();

@@ -5,10 +5,10 @@
 
 #include <atomic>
 #include <cstddef>
-#include <deque>
 #include <memory>
 
 #include "core/event_loop.hpp"
+#include "core/free_list_pool.hpp"
 #include "core/waker.hpp"
 #include "server/connection.hpp"
 #include "server/connection_slots.hpp"
@@ -64,8 +64,7 @@ class Worker final : private ConnectionOwner {
   ConnectionSlots& slots_;
   std::atomic<int> stop_request_{0};  // 0 run, 1 drain, 2 force
   core::Waker waker_;
-  std::deque<Connection> connections_;
-  Connection* free_ = nullptr;
+  core::FreeListPool<Connection, &Connection::next_free> connections_;
 };
 
 }  // namespace ringside::server

@@ -4,9 +4,9 @@
 
 #include <array>
 #include <cstddef>
-#include <deque>
 
 #include "core/block_pool.hpp"
+#include "core/free_list_pool.hpp"
 #include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
 #include "http/date_cache.hpp"
@@ -30,26 +30,8 @@ class ConnectionOwner {
   ~ConnectionOwner() = default;
 };
 
-// Parked requests' PendingReplies, recycled through a free list: none is allocated in steady state.
-struct ReplyPool {
-  PendingReply& acquire() {
-    ++in_use;
-    if (free == nullptr) return storage.emplace_back();
-    PendingReply& reply = *free;
-    free = reply.next_;
-    reply.next_ = nullptr;
-    return reply;
-  }
-  void release(PendingReply& reply) {
-    --in_use;
-    reply.next_ = free;
-    free = &reply;
-  }
-
-  std::deque<PendingReply> storage;
-  PendingReply* free = nullptr;
-  std::size_t in_use = 0;
-};
+// Parked requests' PendingReplies, recycled: none is allocated in steady state.
+using ReplyPool = PendingReply::Pool;
 
 enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger, kDrainGrace };
 

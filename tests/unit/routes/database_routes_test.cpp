@@ -162,7 +162,7 @@ TEST_F(DatabaseRoutesTest, UserAnsweredInsideTheCallRepliesAtOnce) {
   EXPECT_NE(answers[0].head.find("Content-Type: application/json"), std::string::npos);
   EXPECT_EQ(answers[0].body,
             R"({"id":42,"name":"User 42","email":"u@example.com","created_at":"2024-01-01T00:00:01Z"})");
-  EXPECT_EQ(context.replies.in_use, 0u) << "an answer inside the call needs no parking";
+  EXPECT_EQ(context.replies.in_use(), 0u) << "an answer inside the call needs no parking";
   EXPECT_EQ(worker->calls_in_use(), 0u);
 }
 
@@ -205,7 +205,7 @@ TEST_F(DatabaseRoutesTest, LaterAnswersLeaveInRequestOrder) {
   EXPECT_EQ(answers[2].body, R"({"message":"Hello, World!"})");
   EXPECT_NE(answers[3].body.find("\"id\":3,"), std::string::npos);
   EXPECT_EQ(worker->calls_in_use(), 0u);
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
 }
 
 TEST_F(DatabaseRoutesTest, OutcomesMapToStatuses) {
@@ -352,7 +352,7 @@ TEST_F(DatabaseRoutesTest, ClientLeavingWhileParkedIsCleanedUpWhenTheAnswerComes
   database->answer_worlds(1);
   database->answer_user(0, true);
   EXPECT_EQ(worker->calls_in_use(), 0u);
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
   EXPECT_EQ(context.reply_blocks.in_use(), 0u);
   EXPECT_EQ(context.body_blocks.in_use(), 0u);
 }

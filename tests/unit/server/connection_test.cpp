@@ -224,7 +224,7 @@ TEST_F(ConnectionTest, AParkedRequestIsAnsweredWhenItsAnswerComes) {
   turns(5);
   EXPECT_EQ(bodies(), std::vector<std::string>{"late a"});
   EXPECT_TRUE(connection.is_idle());
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
   EXPECT_EQ(context.reply_blocks.in_use(), 0u);
   EXPECT_EQ(context.body_blocks.in_use(), 0u);
 }
@@ -242,7 +242,7 @@ TEST_F(ConnectionTest, PipelinedResponsesKeepRequestOrderWhenALaterOneFinishesFi
   answer(g_parked[0]);
   turns(5);
   EXPECT_EQ(bodies(), (std::vector<std::string>{"late a", "Hello World!", "sync b", "late c"}));
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
   EXPECT_EQ(owner.released, 0);
 }
 
@@ -256,7 +256,7 @@ TEST_F(ConnectionTest, AClientGoneWhileParkedIsCleanedUpWhenTheAnswerArrives) {
   ASSERT_EQ(owner.released, 1);
   EXPECT_TRUE(g_parked[0].pending->aborted());
   answer(g_parked[0]);  // the database answers after all: only the PendingReply goes back
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
   EXPECT_EQ(context.reply_blocks.in_use(), 0u);
   EXPECT_EQ(context.body_blocks.in_use(), 0u);
 }
@@ -306,7 +306,7 @@ TEST_F(ConnectionTest, NothingFollowsAClosingAnswerWhenADrainBeganWhileParked) {
   ::shutdown(client, SHUT_WR);  // ends the lingering close; the queue goes with the connection
   for (int i = 0; i < kMaxTurns && owner.released == 0; ++i) context.loop.run_once(kTurn);
   ASSERT_EQ(owner.released, 1);
-  EXPECT_EQ(context.replies.in_use, 0u);
+  EXPECT_EQ(context.replies.in_use(), 0u);
   EXPECT_EQ(context.reply_blocks.in_use(), 0u);
 }
 
