@@ -3,12 +3,12 @@
 // request.
 //
 //   FieldName f = field_name("Content-Length");            // any case: FieldName::kContentLength
-//   KnownField k = match_known_field(p, end);              // at the start of a header line
-//   if (k.name_size != 0) ...                              // p[0, name_size) is a known name, then ':'
+//   KnownField k = match_known_field(p, end);    // at the start of a header line
+//   if (k.name_size != 0) ...                    // p[0, name_size) is a known name, then ':'
 //
 // match_known_field reads raw, unvalidated bytes, and folds case only where the known name has a
-// letter (OR 0x20 is the bit that tells 'A' from 'a'); every other byte must be exact, so a match is
-// always a valid token followed by ':' ("Content\rLength:" does not match). A name it does not
+// letter (OR 0x20 is the bit that tells 'A' from 'a'); every other byte must be exact, so a match
+// is always a valid token followed by ':' ("Content\rLength:" does not match). A name it does not
 // know is simply not matched: the caller then scans the name byte by byte.
 #pragma once
 
@@ -119,7 +119,8 @@ inline constexpr FoldedName kAccept = fold_name("accept:", FieldName::kOther);
 inline constexpr FoldedName kAcceptLanguage = fold_name("accept-language:", FieldName::kOther);
 inline constexpr FoldedName kAcceptEncoding = fold_name("accept-encoding:", FieldName::kOther);
 inline constexpr FoldedName kConnection = fold_name("connection:", FieldName::kConnection);
-inline constexpr FoldedName kContentLength = fold_name("content-length:", FieldName::kContentLength);
+inline constexpr FoldedName kContentLength =
+    fold_name("content-length:", FieldName::kContentLength);
 inline constexpr FoldedName kContentType = fold_name("content-type:", FieldName::kOther);
 inline constexpr FoldedName kCacheControl = fold_name("cache-control:", FieldName::kOther);
 inline constexpr FoldedName kCookie = fold_name("cookie:", FieldName::kOther);

@@ -328,8 +328,8 @@ ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& sca
     return ParseResult{ParseStatus::kError, 0, e};
   };
   std::size_t head_size = 0;
-  // What each header is, found while its line is parsed (zeroed: a HeadScan from a caller that broke
-  // its contract could claim header lines this call never saw).
+  // What each header is, found while its line is parsed (zeroed: a HeadScan from a caller that
+  // broke its contract could claim header lines this call never saw).
   std::array<FieldName, kMaxHeaders> fields{};
   if (!scan.request_line_done) {
     scan.line_start = skip_leading_empty_lines(in);

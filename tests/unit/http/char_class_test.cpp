@@ -24,7 +24,9 @@ bool reference_tchar(int c) {
 // VCHAR = %x21-7E (RFC 5234); obs-text = %x80-FF (RFC 9110 section 5.5).
 bool reference_vchar_or_obs_text(int c) { return (c >= 0x21 && c <= 0x7e) || c >= 0x80; }
 // field-value content: field-vchar, SP, HTAB (RFC 9110 section 5.5).
-bool reference_field_value(int c) { return reference_vchar_or_obs_text(c) || c == ' ' || c == '\t'; }
+bool reference_field_value(int c) {
+  return reference_vchar_or_obs_text(c) || c == ' ' || c == '\t';
+}
 // The target's bytes (RFC 9112 section 3.2: no whitespace inside a request-target).
 bool reference_target(int c) { return reference_vchar_or_obs_text(c); }
 
