@@ -135,16 +135,15 @@ constexpr bool is_ip_future(std::string_view s) {
     rest = value.substr(close + 1);
   } else {
     // One pass over the reg-name, ending at the port's ':' (which reg-name cannot hold).
-    std::size_t i = 0;
-    for (; i < value.size(); ++i) {
-      const char c = value[i];
-      if (kRegName.allowed[static_cast<unsigned char>(c)]) continue;
-      if (c == ':') break;
-      if (c != '%' || value.size() - i < 3 || !is_hex(value[i + 1]) || !is_hex(value[i + 2])) {
-        return false;
-      }
-      i += 2;
+    const char* p = value.data();
+    const char* const end = p + value.size();
+    while (true) {
+      while (p != end && kRegName.allowed[static_cast<unsigned char>(*p)]) ++p;
+      if (p == end || *p == ':') break;
+      if (*p != '%' || end - p < 3 || !is_hex(p[1]) || !is_hex(p[2])) return false;
+      p += 3;
     }
+    const auto i = static_cast<std::size_t>(p - value.data());
     host = value.substr(0, i);
     rest = value.substr(i);
   }

@@ -1,7 +1,9 @@
 #include "http/request_parser.hpp"
 
 #include "http/authority.hpp"
+#include "http/byte_scan.hpp"
 #include "http/field_line.hpp"
+#include "http/field_name.hpp"
 #include "http/token.hpp"
 
 #include <algorithm>
@@ -12,12 +14,6 @@ namespace ringside::http {
 namespace {
 
 using enum RequestError;
-
-// Visible characters and obs-text; the request target allows no whitespace.
-constexpr bool is_target_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u > 0x20 && u != 0x7f;
-}
 
 Method method_of(std::string_view m) {
   switch (m.size()) {
@@ -155,8 +151,70 @@ RequestError parse_header_line(std::string_view line, Header& header) {
   return kMalformedHeader;
 }
 
+// The common case of a line, checked in the one pass that finds its end (byte_scan.hpp). Each
+// fast form accepts only lines the general form (find_line_end, then parse_request_line or
+// parse_header_line) accepts, and fills `r` as it would; on anything else, a line not complete
+// yet included, it returns kNoLine having decided nothing, and the general form takes the line.
+// So the answers, error codes and their order are the general form's by construction.
+constexpr std::size_t kNoLine = std::string_view::npos;
+
+struct FastLine {
+  std::size_t line_end = kNoLine;  // the index of the line's CR, or kNoLine: use the general form
+  RequestError error = kNone;      // from parse_target, for a request line that is otherwise good
+};
+
+// "METHOD SP target SP HTTP/1.x CRLF", with the version exactly "HTTP/1.1" or "HTTP/1.0".
+FastLine fast_request_line(std::string_view in, std::size_t start, Request& r) {
+  const char* const begin = in.data();
+  const char* const end = begin + in.size();
+  const char* const method = begin + start;
+  const char* p = skip_class(method, end, kTokenClass);
+  if (p == method || p == end || *p != ' ') return {};
+  const char* const target = p + 1;
+  p = skip_target(target, end);
+  if (p == target || p == end || *p != ' ') return {};
+  ++p;
+  constexpr std::string_view kHttp11 = "HTTP/1.1\r\n";
+  if (end - p < static_cast<std::ptrdiff_t>(kHttp11.size()) ||
+      std::memcmp(p, kHttp11.data(), 7) != 0 || (p[7] != '1' && p[7] != '0') || p[8] != '\r' ||
+      p[9] != '\n') {
+    return {};
+  }
+  r.method_name = {method, static_cast<std::size_t>(target - 1 - method)};
+  r.target = {target, static_cast<std::size_t>(p - 1 - target)};
+  r.version_minor = p[7] == '1' ? 1 : 0;
+  r.method = method_of(r.method_name);
+  return {static_cast<std::size_t>(p + 8 - begin), parse_target(r.target, r)};
+}
+
+// "Name:" OWS value OWS CRLF with a token name and field-value characters, not empty.
+std::size_t fast_header_line(std::string_view in, std::size_t start, Header& header,
+                             FieldName& field) {
+  const char* const begin = in.data();
+  const char* const end = begin + in.size();
+  const char* const name = begin + start;
+  const KnownField known = match_known_field(name, end);
+  const char* name_end = name + known.name_size;
+  if (known.name_size == 0) {
+    name_end = skip_class(name, end, kTokenClass);
+    if (name_end == name || name_end == end || *name_end != ':') return kNoLine;
+  }
+  const char* p = name_end + 1;
+  while (p != end && is_whitespace(*p)) ++p;
+  const char* const value = p;
+  p = skip_field_value(p, end);
+  if (end - p < 2 || p[0] != '\r' || p[1] != '\n') return kNoLine;
+  const char* value_end = p;
+  while (value_end != value && is_whitespace(value_end[-1])) --value_end;
+  header = {{name, static_cast<std::size_t>(name_end - name)},
+            {value, static_cast<std::size_t>(value_end - value)}};
+  field = known.name_size != 0 ? known.field : field_name(header.name);
+  return static_cast<std::size_t>(p - begin);
+}
+
 // Applies the headers that decide framing and connection handling.
-RequestError interpret_headers(Request& r) {
+// `fields` holds the FieldName of each header.
+RequestError interpret_headers(Request& r, std::span<const FieldName> fields) {
   bool has_length = false;
   bool has_transfer_encoding = false;
   int codings = 0;
@@ -165,9 +223,11 @@ RequestError interpret_headers(Request& r) {
   bool saw_host = false;
   bool close = false;
   bool keep_alive = false;
-  for (const Header& h : r.header_list()) {
-    const auto& name = h.name;
-    if (equals_ignore_case(name, "content-length")) {
+  for (std::size_t i = 0; i < r.header_count; ++i) {
+    const Header& h = r.headers[i];
+    const FieldName name = fields[i];
+    if (name == FieldName::kOther) continue;
+    if (name == FieldName::kContentLength) {
       // A list of identical values is accepted (RFC 9110 section 8.6); anything else is refused.
       bool invalid = false;
       bool conflict = false;
@@ -186,7 +246,7 @@ RequestError interpret_headers(Request& r) {
       });
       if (invalid || elements == 0) return kInvalidContentLength;
       if (conflict) return kConflictingContentLength;
-    } else if (equals_ignore_case(name, "transfer-encoding")) {
+    } else if (name == FieldName::kTransferEncoding) {
       has_transfer_encoding = true;
       for_each_list_element(h.value, [&](std::string_view coding) {
         ++codings;
@@ -194,7 +254,7 @@ RequestError interpret_headers(Request& r) {
         last_coding = coding;
         return true;
       });
-    } else if (equals_ignore_case(name, "host")) {
+    } else if (name == FieldName::kHost) {
       if (saw_host) return kRepeatedHost;
       saw_host = true;
       // An empty value is valid (RFC 9112 section 3.2: sent when the target URI has no authority).
@@ -202,13 +262,13 @@ RequestError interpret_headers(Request& r) {
       if (!parse_host_port(h.value, host_port)) return kInvalidHost;
       // An absolute-form target's authority overrides Host (RFC 9112 section 3.2.2).
       if (r.target.front() == '/') r.host = h.value;
-    } else if (equals_ignore_case(name, "connection")) {
+    } else if (name == FieldName::kConnection) {
       for_each_list_element(h.value, [&](std::string_view token) {
         if (equals_ignore_case(token, "close")) close = true;
         if (equals_ignore_case(token, "keep-alive")) keep_alive = true;
         return true;
       });
-    } else if (equals_ignore_case(name, "expect")) {
+    } else {  // Expect
       if (!equals_ignore_case(h.value, "100-continue")) return kUnsupportedExpectation;
       r.expect_continue = true;
     }
@@ -268,11 +328,41 @@ ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& sca
     return ParseResult{ParseStatus::kError, 0, e};
   };
   std::size_t head_size = 0;
+  // What each header is, found while its line is parsed (zeroed: a HeadScan from a caller that
+  // broke its contract could claim header lines this call never saw).
+  std::array<FieldName, kMaxHeaders> fields{};
   if (!scan.request_line_done) {
     scan.line_start = skip_leading_empty_lines(in);
     scan.scanned = std::max(scan.scanned, scan.line_start);
   }
   while (true) {
+    // A line nothing of which has been looked at yet may take the fast form; one resumed in the
+    // middle continues its search for the end where the last call stopped.
+    const bool fresh_line = scan.scanned == scan.line_start;
+    if (fresh_line && !scan.request_line_done) {
+      const FastLine fast = fast_request_line(in, scan.line_start, r);
+      if (fast.line_end != kNoLine) {
+        if (fast.error != kNone) return fail(fast.error);
+        scan.request_line_done = true;
+        scan.line_start = scan.scanned = fast.line_end + 2;
+        continue;
+      }
+    } else if (fresh_line) {
+      const std::size_t start = scan.line_start;
+      if (in.size() - start >= 2 && in[start] == '\r' && in[start + 1] == '\n') {
+        head_size = start + 2;  // the empty line ends the head
+        break;
+      }
+      if (scan.header_lines < max_headers) {
+        const std::size_t line_end =
+            fast_header_line(in, start, r.headers[scan.header_lines], fields[scan.header_lines]);
+        if (line_end != kNoLine) {
+          ++scan.header_lines;
+          scan.line_start = scan.scanned = line_end + 2;
+          continue;
+        }
+      }
+    }
     RequestError error = kNone;
     const std::size_t line_end = find_line_end(in, scan.scanned, scan.scanned, error);
     if (error != kNone) return fail(error);
@@ -291,9 +381,9 @@ ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& sca
       break;
     } else {
       if (scan.header_lines == max_headers) return fail(kTooManyHeaders);
-      if (auto e = parse_header_line(line, r.headers[scan.header_lines]); e != kNone) {
-        return fail(e);
-      }
+      Header& header = r.headers[scan.header_lines];
+      if (auto e = parse_header_line(line, header); e != kNone) return fail(e);
+      fields[scan.header_lines] = field_name(header.name);
       ++scan.header_lines;
     }
     scan.line_start = scan.scanned = next_line;
@@ -303,7 +393,7 @@ ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& sca
   // Once per head: the earlier calls' lines are parsed again, into `r` this time.
   if (!fills_request) return parse_request(input.first(head_size), r, scan, limits);
   r.header_count = header_count;
-  if (auto e = interpret_headers(r); e != kNone) return fail(e);
+  if (auto e = interpret_headers(r, {fields.data(), header_count}); e != kNone) return fail(e);
   return {ParseStatus::kComplete, head_size, kNone};
 }
 

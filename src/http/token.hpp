@@ -8,25 +8,43 @@
 
 namespace ringside::http {
 
+// The character classes the request line and header fields are made of, as one 256-entry table
+// of bits: a parser checks a byte against a class with one load, and a scan over a run of one
+// class (a header name, a value, a target) stops at the first byte outside it, which is either
+// the expected delimiter or the start of an error.
+enum CharClass : std::uint8_t {
+  kTokenClass = 1,       // tchar (RFC 9110 section 5.6.2): methods and header names
+  kFieldValueClass = 2,  // field-vchar, SP, HTAB (RFC 9110 section 5.5): header values, reasons
+  kTargetClass = 4,      // VCHAR and obs-text, no whitespace: the request target's bytes
+};
+
 namespace token_detail {
-constexpr std::array<bool, 256> make_token_table() {
-  std::array<bool, 256> table{};
-  for (int c = '0'; c <= '9'; ++c) table[c] = true;
-  for (int c = 'a'; c <= 'z'; ++c) table[c] = true;
-  for (int c = 'A'; c <= 'Z'; ++c) table[c] = true;
-  for (char c : std::string_view("!#$%&'*+-.^_`|~")) table[static_cast<unsigned char>(c)] = true;
+constexpr std::array<std::uint8_t, 256> make_class_table() {
+  std::array<std::uint8_t, 256> table{};
+  for (int c = '0'; c <= '9'; ++c) table[c] |= kTokenClass;
+  for (int c = 'a'; c <= 'z'; ++c) table[c] |= kTokenClass;
+  for (int c = 'A'; c <= 'Z'; ++c) table[c] |= kTokenClass;
+  for (char c : std::string_view("!#$%&'*+-.^_`|~")) {
+    table[static_cast<unsigned char>(c)] |= kTokenClass;
+  }
+  for (int c = 0; c < 256; ++c) {
+    // VCHAR is 0x21-0x7e; obs-text 0x80-0xff.
+    const bool visible = c > 0x20 && c != 0x7f;
+    if (visible) table[c] |= kTargetClass | kFieldValueClass;
+  }
+  table[' '] |= kFieldValueClass;
+  table['\t'] |= kFieldValueClass;
   return table;
 }
-inline constexpr auto kTokenChar = make_token_table();
+inline constexpr auto kCharClasses = make_class_table();
 }  // namespace token_detail
 
-// tchar (RFC 9110 section 5.6.2): the characters of methods and header names.
-constexpr bool is_token(char c) { return token_detail::kTokenChar[static_cast<unsigned char>(c)]; }
-// field-value and reason-phrase characters: VCHAR, obs-text, SP, HTAB.
-constexpr bool is_value_char(char c) {
-  auto u = static_cast<unsigned char>(c);
-  return u == '\t' || (u >= 0x20 && u != 0x7f);
+constexpr bool in_class(char c, CharClass cls) {
+  return (token_detail::kCharClasses[static_cast<unsigned char>(c)] & cls) != 0;
 }
+constexpr bool is_token(char c) { return in_class(c, kTokenClass); }
+constexpr bool is_value_char(char c) { return in_class(c, kFieldValueClass); }
+constexpr bool is_target_char(char c) { return in_class(c, kTargetClass); }
 constexpr bool is_whitespace(char c) { return c == ' ' || c == '\t'; }
 constexpr bool is_digit(char c) { return c >= '0' && c <= '9'; }
 // HEXDIG's value, or -1 (chunk sizes, percent-encoding).

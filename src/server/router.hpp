@@ -6,6 +6,11 @@
 // of that path; an unknown path 404. Routes are added at start-up, before any request is routed
 // (replies point at strings the router owns).
 //
+// A request for a path some route names exactly (no ":name") costs one hash lookup: each such path
+// keeps, in the order added, every route that matches it, patterns included, so the first that
+// takes the method answers exactly as a scan of all routes in order would. Only a path no route
+// names exactly is matched against the patterns.
+//
 //   Router router;
 //   router.add("/", kGetOrHead, [](Exchange&) { return Reply{.body = "hi"}; });
 //   Exchange exchange(request, context, queue);
@@ -41,8 +46,23 @@ class Router {
     MethodMask methods;
     Handler handler;
     std::string allow_header;  // "Allow: GET, HEAD\r\n"
+    bool is_pattern;           // has a ":name" segment
   };
+  // A path some route names exactly, with every route that matches it (indices into routes_,
+  // ascending).
+  struct ExactPath {
+    std::string path;
+    std::vector<std::size_t> routes;
+  };
+
+  [[nodiscard]] const ExactPath* find_exact(std::string_view path) const;
+  void index_exact_paths();
+
   std::vector<Route> routes_;
+  std::vector<ExactPath> exact_paths_;
+  std::vector<std::size_t> patterns_;  // indices into routes_ of the routes with ":name"
+  // Open addressing over exact_paths_: slot value i + 1, or 0 for empty; size a power of two.
+  std::vector<std::uint16_t> slots_;
 };
 
 }  // namespace ringside::server

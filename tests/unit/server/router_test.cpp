@@ -4,6 +4,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 namespace ringside::server {
 namespace {
@@ -197,6 +198,49 @@ TEST(Router, ExactRoutesAndParameterRoutesCoexist) {
   router.add("/users/:id", kGetOrHead, echo_params);
   EXPECT_EQ(route(router, request_for(Method::kGet, "/users/me")).body, "Hello, World!");
   EXPECT_EQ(route(router, request_for(Method::kGet, "/users/9")).body, "9|");
+}
+
+// The exact-path lookup must answer as a scan of every route in the order added would: a pattern
+// added before an exact route of a path it matches comes first, for the handler, the 405's Allow
+// and the parameters alike.
+TEST(Router, PatternAddedBeforeAnExactPathItMatchesStillComesFirst) {
+  Router router;
+  router.add("/users/:id", method_bit(Method::kPost), echo_params);
+  router.add("/users/me", kGetOrHead, plaintext);
+  router.add("/users/:name", method_bit(Method::kDelete), echo_params);
+
+  EXPECT_EQ(route(router, request_for(Method::kPost, "/users/me")).body, "me|");
+  EXPECT_EQ(route(router, request_for(Method::kGet, "/users/me")).body, "Hello, World!");
+  // Added after the exact route, the second pattern still answers the method only it takes.
+  EXPECT_EQ(route(router, request_for(Method::kDelete, "/users/me")).body, "me|");
+
+  const Reply wrong = route(router, request_for(Method::kPut, "/users/me"));
+  EXPECT_EQ(wrong.status, Status::kMethodNotAllowed);
+  EXPECT_EQ(wrong.extra_headers, "Allow: POST\r\n") << "the first matching route's Allow";
+  EXPECT_EQ(route(router, request_for(Method::kPut, "/users/9")).extra_headers, "Allow: POST\r\n");
+  EXPECT_EQ(route(router, request_for(Method::kGet, "/users/me/x")).status, Status::kNotFound);
+}
+
+TEST(Router, ExactPathWinnerHandsNoParameters) {
+  Router router;
+  router.add("/a/:x", method_bit(Method::kPost), echo_params);
+  router.add("/a/b", kGetOrHead, echo_params);
+  http::Request request = request_for(Method::kGet, "/a/b");
+  Exchange exchange(request, nullptr, nullptr);
+  EXPECT_EQ(router.route(exchange).body, "|");
+  EXPECT_EQ(exchange.params.count, 0u);
+}
+
+TEST(Router, ManyExactPathsAreEachFound) {
+  Router router;
+  std::vector<std::string> paths;
+  for (int i = 0; i < 200; ++i) paths.push_back("/p" + std::to_string(i * 7919 % 1000));
+  for (const std::string& path : paths) router.add(path, kGetOrHead, echo_path);
+  for (const std::string& path : paths) {
+    EXPECT_EQ(route(router, request_for(Method::kGet, path)).body, path);
+    EXPECT_EQ(route(router, request_for(Method::kGet, path + "x")).status, Status::kNotFound);
+  }
+  EXPECT_EQ(route(router, request_for(Method::kGet, "")).status, Status::kNotFound);
 }
 
 }  // namespace
