@@ -34,6 +34,7 @@ while [ $# -gt 0 ]; do
     -n) requests=${2:?}; shift 2 ;;
     --top) top=${2:?}; shift 2 ;;
     --keep) keep=${2:?}; shift 2 ;;
+    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1'" ;;
   esac
 done
