@@ -120,6 +120,13 @@ class Engine {
   }
   void prepare_contestants();
   bool provision_database();
+  // runs_workload, and without a database no database route for a server that would need one.
+  bool runs(const Contestant& contestant, const Workload& workload) const {
+    if (!runs_workload(contestant, workload)) return false;
+    if (scenario_.database != DatabaseKind::kNone || contestant.manifest.db_pool == 0) return true;
+    const auto route = route_of_path(workload.path);
+    return !route || (*route != Route::kUsers && *route != Route::kDb);
+  }
   void validate_all();
   void run_round(unsigned round, bool equal_load_only);
   void run_contestant(ContestantState& state, unsigned round, bool equal_load_only);
@@ -170,7 +177,8 @@ void Engine::prepare_contestants() {
     if (!runnable.runnable) {
       result.status = "skipped";
       result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
-    } else if (contestant.manifest.db_pool > 0 && scenario_.database == DatabaseKind::kNone) {
+    } else if (contestant.manifest.db_pool > 0 && !contestant.manifest.database_optional &&
+               scenario_.database == DatabaseKind::kNone) {
       result.status = "skipped";
       result.reason = "it needs a database, and the scenario has database = \"none\"";
     }
@@ -188,7 +196,10 @@ bool Engine::provision_database() {
     db_url_ = scenario_.database_url;
     return true;
   }
-  if (scenario_.database == DatabaseKind::kNone) return true;
+  if (scenario_.database == DatabaseKind::kNone) {
+    db_url_ = "none";  // what a database_optional contestant starts with
+    return true;
+  }
   std::vector<Contestant> runnable;
   for (const ContestantState& state : states_) {
     if (state.timed) runnable.push_back(*state.contestant);
@@ -246,7 +257,7 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, unsigned r
                                         bool equal_load_only) const {
   std::vector<PointPlan> plans;
   for (const Workload& workload : scenario_.workloads) {
-    if (!runs_workload(contestant, workload)) continue;
+    if (!runs(contestant, workload)) continue;
     if (!equal_load_only) {
       for (unsigned connections : workload.connections) {
         plans.push_back({&workload, workload.mode, connections, workload.mode == "open" ? workload.rate : 0});
@@ -756,7 +767,7 @@ RunResults Engine::run() {
     points_total_ += static_cast<unsigned>(plans.size()) * scenario_.rounds;
     if (scenario_.equal_load) {
       for (const Workload& workload : scenario_.workloads) {
-        if (workload.mode == "closed" && runs_workload(*state.contestant, workload)) {
+        if (workload.mode == "closed" && runs(*state.contestant, workload)) {
           const unsigned equal_rounds = scenario_.rounds > 1 ? scenario_.rounds - 1 : 1;
           points_total_ += equal_rounds;
           planned_total_s_ += equal_rounds * (scenario_.warmup_s + scenario_.duration_s);

@@ -35,10 +35,11 @@ constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
     {"SIGUSR2", SIGUSR2},
 }};
 
-constexpr std::array<std::string_view, 19> kFields = {
+constexpr std::array<std::string_view, 20> kFields = {
     "name",  "description", "language",     "runtime", "available",  "reason",
     "requires", "install",  "version",      "build",   "build_inputs", "start",
-    "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining"};
+    "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining",
+    "database_optional"};
 
 // Reads fields of one parsed manifest, turning every problem into a one-line ManifestError that
 // names the file, the line and the field.
@@ -213,10 +214,9 @@ void read_env(const FieldReader& reader, Manifest& manifest) {
 void reject_unknown_fields(const toml::table& table, const FieldReader& reader) {
   for (const auto& [key, value] : table) {
     if (std::find(kFields.begin(), kFields.end(), key.str()) == kFields.end()) {
-      reader.fail(key.str(), "unknown field (known: name, description, language, runtime, "
-                             "available, reason, requires, install, version, build, build_inputs, "
-                             "start, ready_path, routes, threads, db_pool, stop_signal, env)",
-                  &value);
+      std::string known;
+      for (std::string_view field : kFields) known += (known.empty() ? "" : ", ") + std::string(field);
+      reader.fail(key.str(), "unknown field (known: " + known + ")", &value);
     }
   }
 }
@@ -291,6 +291,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   read_threads(reader, manifest);
   read_db_pool(reader, manifest);
   manifest.pipelining = reader.boolean("pipelining").value_or(true);
+  manifest.database_optional = reader.boolean("database_optional").value_or(false);
   read_stop_signal(reader, manifest);
   read_env(reader, manifest);
   return manifest;

@@ -48,6 +48,8 @@ struct Manifest {
   // False for a server that cannot answer pipelined requests (Bun 1.4): --validate leaves that
   // check out and says so, and the run gives it no pipelined workload.
   bool pipelining = true;
+  // Starts with {db_url} = "none" when a scenario has no database, and serves its other routes.
+  bool database_optional = false;
   int stop_signal = SIGTERM;
   std::string stop_signal_name = "SIGTERM";
   std::vector<std::pair<std::string, std::string>> env;  // in the file's order

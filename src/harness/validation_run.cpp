@@ -105,7 +105,12 @@ ContestantReport validate_contestant(const Contestant& contestant,
     ValidateOptions checks = options.checks;
     checks.stop = options.stop;
     checks.pipelining = contestant.manifest.pipelining;
-    report.checks = validate_server(server->port(), contestant.manifest.routes, checks);
+    // Without a database its database routes answer 503 by design: check the others.
+    std::vector<Route> routes = contestant.manifest.routes;
+    if (options.start.db_url == "none") {
+      std::erase_if(routes, [](Route route) { return route == Route::kUsers || route == Route::kDb; });
+    }
+    report.checks = validate_server(server->port(), routes, checks);
     for (const Check& check : report.checks) {
       if (!check.passed) fail(check.name + ": " + check.reason);
     }

@@ -371,6 +371,34 @@ connections = [4]
         self.assertNotIn("DB us/req", hello_table.split("\n\n")[0])
         self.assert_nothing_left()
 
+    def test_without_a_database_a_database_optional_server_runs_its_other_routes(self):
+        """database = "none": a server whose manifest says database_optional starts with
+        {db_url} = none and runs the hello workload; its /users/:id is neither validated nor
+        timed; one that needs its database is skipped, saying why."""
+        os.mkdir(os.path.join(self.contestants, "ringside-opt"))
+        with open(os.path.join(self.contestants, "ringside-opt", "contestant.toml"), "w") as f:
+            f.write(RINGSIDE_PG_MANIFEST.format(name="ringside-opt", scratch=self.scratch)
+                    .replace("db_pool = 2\n", "db_pool = 2\ndatabase_optional = true\n"))
+        os.mkdir(os.path.join(self.contestants, "needs-db"))
+        with open(os.path.join(self.contestants, "needs-db", "contestant.toml"), "w") as f:
+            f.write(RINGSIDE_PG_MANIFEST.format(name="needs-db", scratch=self.scratch))
+        scenario = self.scenario('rounds = 1\nwarmup = "100ms"\nduration = "300ms"\nsettle = "0s"\n'
+                                 'database = "none"\nequal_load = false\n'
+                                 '[[workload]]\nname = "hello"\nconnections = [2]\n'
+                                 '[[workload]]\nname = "users"\npath = "/users/{1..10}"\nconnections = [2]\n')
+        code, out, err = self.run_compare(scenario)
+        self.assertEqual(code, 0, out + err)
+        document = self.results()
+        status = {c["name"]: (c["status"], c["reason"]) for c in document["contestants"]}
+        self.assertEqual(status["ringside-opt"][0], "ran", status)
+        self.assertEqual(status["needs-db"][0], "skipped", status)
+        self.assertIn("needs a database", status["needs-db"][1])
+        self.assertEqual([(p["workload"], p["contestant"]) for p in document["points"]],
+                         [("hello", "ringside-opt")])
+        self.assertEqual(document["points"][0]["failure"], "")
+        self.assertEqual(document["points"][0]["median"]["failed"], 0)
+        self.assert_nothing_left()
+
     def test_only_skip_rounds_and_duration_flags(self):
         self.python_contestant("alpha")
         self.python_contestant("beta")
