@@ -13,6 +13,7 @@
 
 #include "harness/placeholders.hpp"
 #include "harness/process.hpp"
+#include "harness/toml_fields.hpp"
 
 namespace ringside::harness {
 namespace {
@@ -41,76 +42,7 @@ constexpr std::array<std::string_view, 20> kFields = {
     "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining",
     "database_optional"};
 
-// Reads fields of one parsed manifest, turning every problem into a one-line ManifestError that
-// names the file, the line and the field.
-class FieldReader {
- public:
-  FieldReader(const toml::table& table, const std::string& source)
-      : table_(table), source_(source) {}
-
-  [[noreturn]] void fail(std::string_view field, const std::string& what,
-                         const toml::node* at = nullptr) const {
-    const auto line = at != nullptr ? at->source().begin.line : 0;
-    std::string message = source_;
-    if (line > 0) message += ":" + std::to_string(line);
-    message += ": field '" + std::string(field) + "': " + what;
-    throw ManifestError(message);
-  }
-
-  const toml::node* find(std::string_view field, bool required) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr && required) fail(field, "missing (it is required)");
-    return node;
-  }
-
-  std::optional<std::string> string(std::string_view field, bool required) const {
-    const toml::node* node = find(field, required);
-    if (node == nullptr) return std::nullopt;
-    if (!node->is_string()) fail(field, "must be a string, not " + type_of(*node), node);
-    return node->as_string()->get();
-  }
-
-  std::optional<bool> boolean(std::string_view field) const {
-    const toml::node* node = find(field, false);
-    if (node == nullptr) return std::nullopt;
-    if (!node->is_boolean()) fail(field, "must be true or false, not " + type_of(*node), node);
-    return node->as_boolean()->get();
-  }
-
-  std::optional<std::vector<std::string>> strings(std::string_view field, bool required) const {
-    const toml::node* node = find(field, required);
-    if (node == nullptr) return std::nullopt;
-    const toml::array* array = node->as_array();
-    if (array == nullptr) fail(field, "must be an array of strings, not " + type_of(*node), node);
-    std::vector<std::string> values;
-    for (const toml::node& item : *array) {
-      if (!item.is_string()) {
-        fail(field, "must be an array of strings; it holds " + type_of(item), &item);
-      }
-      values.push_back(item.as_string()->get());
-    }
-    return values;
-  }
-
-  const toml::node* node(std::string_view field) const { return table_.get(field); }
-  const std::string& source() const { return source_; }
-
-  static std::string type_of(const toml::node& node) {
-    switch (node.type()) {
-      case toml::node_type::string: return "a string";
-      case toml::node_type::integer: return "an integer";
-      case toml::node_type::floating_point: return "a number";
-      case toml::node_type::boolean: return "a boolean";
-      case toml::node_type::array: return "an array";
-      case toml::node_type::table: return "a table";
-      default: return "a date or time";
-    }
-  }
-
- private:
-  const toml::table& table_;
-  const std::string& source_;
-};
+using FieldReader = TomlFields<ManifestError>;
 
 void check_argv(const FieldReader& reader, std::string_view field,
                 const std::vector<std::string>& argv, PlaceholderSet allowed) {
@@ -211,16 +143,6 @@ void read_env(const FieldReader& reader, Manifest& manifest) {
   }
 }
 
-void reject_unknown_fields(const toml::table& table, const FieldReader& reader) {
-  for (const auto& [key, value] : table) {
-    if (std::find(kFields.begin(), kFields.end(), key.str()) == kFields.end()) {
-      std::string known;
-      for (std::string_view field : kFields) known += (known.empty() ? "" : ", ") + std::string(field);
-      reader.fail(key.str(), "unknown field (known: " + known + ")", &value);
-    }
-  }
-}
-
 }  // namespace
 
 std::string_view route_path(Route route) {
@@ -244,7 +166,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
                         ": not valid TOML: " + std::string(error.description()));
   }
   const FieldReader reader(table, source);
-  reject_unknown_fields(table, reader);
+  reader.refuse_unknown(kFields);
 
   Manifest manifest;
   manifest.name = *reader.string("name", true);

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "harness/toml_fields.hpp"
 #include "load/target.hpp"
 
 namespace ringside::harness {
@@ -29,126 +30,20 @@ constexpr std::array<std::string_view, 5> kLoaders = {"ringside", "wrk", "ab", "
 
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
-// Reads fields of one TOML table, turning every problem into a one-line ScenarioError that names
-// the file, the line and the field (prefixed with the workload's index inside [[workload]]).
-class Reader {
- public:
-  Reader(const toml::table& table, const std::string& source, std::string prefix = {})
-      : table_(table), source_(source), prefix_(std::move(prefix)) {}
+using Reader = TomlFields<ScenarioError>;
 
-  [[noreturn]] void fail(std::string_view field, const std::string& what,
-                         const toml::node* at = nullptr) const {
-    if (at == nullptr) at = table_.get(field);
-    const auto line = at != nullptr ? at->source().begin.line : table_.source().begin.line;
-    std::string message = source_;
-    if (line > 0) message += ":" + std::to_string(line);
-    message += ": field '" + prefix_ + std::string(field) + "': " + what;
-    throw ScenarioError(message);
+std::optional<double> read_duration(const Reader& reader, std::string_view field, double min_s) {
+  const toml::node* node = reader.find(field);
+  if (node == nullptr) return std::nullopt;
+  const std::string allowed = "a duration such as \"500ms\", \"2s\" or \"1m\", at least " +
+                              std::string(min_s > 0 ? "1ms" : "0s") + " and at most 24h";
+  if (!node->is_string()) reader.fail(field, "must be " + allowed + ", not " + Reader::type_of(*node));
+  const auto value = parse_duration(node->as_string()->get());
+  if (!value || *value < min_s || *value > kMaxPhaseS) {
+    reader.fail(field, "must be " + allowed + " (got \"" + node->as_string()->get() + "\")");
   }
-
-  template <std::size_t N>
-  void refuse_unknown(const std::array<std::string_view, N>& known) const {
-    for (const auto& [key, node] : table_) {
-      if (std::find(known.begin(), known.end(), key.str()) == known.end()) {
-        std::string list;
-        for (std::string_view name : known) {
-          if (name == "workloads") continue;
-          list += (list.empty() ? "" : ", ") + std::string(name);
-        }
-        fail(key.str(), "unknown field (known: " + list + ")", &node);
-      }
-    }
-  }
-
-  std::optional<std::string> string(std::string_view field) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    if (!node->is_string()) fail(field, "must be a string, not " + type_of(*node));
-    return node->as_string()->get();
-  }
-
-  std::optional<bool> boolean(std::string_view field) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    if (!node->is_boolean()) fail(field, "must be true or false, not " + type_of(*node));
-    return node->as_boolean()->get();
-  }
-
-  std::optional<std::int64_t> integer(std::string_view field, std::int64_t min,
-                                      std::int64_t max) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    if (!node->is_integer()) fail(field, "must be an integer, not " + type_of(*node));
-    const std::int64_t value = node->as_integer()->get();
-    if (value < min || value > max) fail(field, "must be from " + range(min, max));
-    return value;
-  }
-
-  std::optional<double> number(std::string_view field, double min, double max,
-                               const std::string& allowed) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    double value = 0;
-    if (node->is_integer()) {
-      value = static_cast<double>(node->as_integer()->get());
-    } else if (node->is_floating_point()) {
-      value = node->as_floating_point()->get();
-    } else {
-      fail(field, "must be a number " + allowed + ", not " + type_of(*node));
-    }
-    if (!(value >= min && value <= max)) fail(field, "must be " + allowed);
-    return value;
-  }
-
-  std::optional<double> duration(std::string_view field, double min_s) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    const std::string allowed = "a duration such as \"500ms\", \"2s\" or \"1m\", at least " +
-                                std::string(min_s > 0 ? "1ms" : "0s") + " and at most 24h";
-    if (!node->is_string()) fail(field, "must be " + allowed + ", not " + type_of(*node));
-    const auto value = parse_duration(node->as_string()->get());
-    if (!value || *value < min_s || *value > kMaxPhaseS) {
-      fail(field, "must be " + allowed + " (got \"" + node->as_string()->get() + "\")");
-    }
-    return value;
-  }
-
-  std::optional<std::vector<std::string>> strings(std::string_view field) const {
-    const toml::node* node = table_.get(field);
-    if (node == nullptr) return std::nullopt;
-    const toml::array* array = node->as_array();
-    if (array == nullptr) fail(field, "must be an array of strings, not " + type_of(*node));
-    std::vector<std::string> values;
-    for (const toml::node& item : *array) {
-      if (!item.is_string()) fail(field, "must be an array of strings; it holds " + type_of(item), &item);
-      values.push_back(item.as_string()->get());
-    }
-    return values;
-  }
-
-  static std::string type_of(const toml::node& node) {
-    switch (node.type()) {
-      case toml::node_type::string: return "a string";
-      case toml::node_type::integer: return "an integer";
-      case toml::node_type::floating_point: return "a number";
-      case toml::node_type::boolean: return "a boolean";
-      case toml::node_type::array: return "an array";
-      case toml::node_type::table: return "a table";
-      default: return "a date or time";
-    }
-  }
-
-  static std::string range(std::int64_t min, std::int64_t max) {
-    return std::to_string(min) + " to " + std::to_string(max);
-  }
-
-  const toml::table& table() const { return table_; }
-
- private:
-  const toml::table& table_;
-  const std::string& source_;
-  std::string prefix_;
-};
+  return value;
+}
 
 void read_cpus(const Reader& reader, std::string_view field, std::string& into) {
   if (auto text = reader.string(field)) {
@@ -303,9 +198,9 @@ Scenario parse_scenario(std::string_view text, const std::string& source) {
   scenario.contestants = reader.strings("contestants").value_or(std::vector<std::string>{});
   scenario.baseline = reader.string("baseline").value_or("ringside");
   scenario.rounds = static_cast<unsigned>(reader.integer("rounds", 1, 100).value_or(3));
-  scenario.warmup_s = reader.duration("warmup", 0).value_or(2);
-  scenario.duration_s = reader.duration("duration", 0.001).value_or(5);
-  scenario.settle_s = reader.duration("settle", 0).value_or(1);
+  scenario.warmup_s = read_duration(reader, "warmup", 0).value_or(2);
+  scenario.duration_s = read_duration(reader, "duration", 0.001).value_or(5);
+  scenario.settle_s = read_duration(reader, "settle", 0).value_or(1);
   read_cpus(reader, "server_cpus", scenario.server_cpus);
   read_cpus(reader, "load_cpus", scenario.load_cpus);
   scenario.threads = static_cast<unsigned>(reader.integer("threads", 1, 1024).value_or(1));

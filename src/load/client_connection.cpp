@@ -158,8 +158,13 @@ void ClientConnection::on_data(std::span<char> bytes) {
   if (worker_->measuring(now)) worker_->stats().bytes_read += bytes.size();
   std::span<const char> input(partial_len_ > 0 ? partial_ : bytes.data(), partial_len_ + bytes.size());
   const std::uint32_t generation = transport_.generation();
+  // The answers of one read make room for as many new requests, sent in one write after them
+  // (a write per answer would cost a syscall each and hand the server one request per segment).
+  reading_ = true;
   const std::size_t used = process(input, now);
+  reading_ = false;
   if (transport_.generation() != generation || state_ != State::kOpen) return;
+  fill_pipeline(now);
   worker_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
   // A kept head that fills its block can never complete (the parser caps heads below it).
   if (partial_len_ >= http::kMaxResponseHeadBytes) fail(ErrorClass::kMalformed, now);
@@ -257,7 +262,7 @@ void ClientConnection::finish_response(core::TimePoint now) {
     disarm();
     timer_use_ = TimerUse::kNone;
   }
-  fill_pipeline(now);
+  if (!reading_) fill_pipeline(now);  // on_data fills once for all of its answers
 }
 
 void ClientConnection::fail(ErrorClass error, core::TimePoint now) {

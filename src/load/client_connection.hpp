@@ -74,6 +74,7 @@ class ClientConnection final : public core::TransportHandler, public core::Timer
   core::Transport transport_;
   State state_ = State::kClosed;
   TimerUse timer_use_ = TimerUse::kNone;
+  bool reading_ = false;  // inside on_data: new requests wait for the read's last answer
   core::TimePoint connect_started_{};
   core::TimePoint next_send_{};  // -R: this connection's next scheduled send
   std::array<Pending, kMaxPipeline> pending_{};

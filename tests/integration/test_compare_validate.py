@@ -29,10 +29,12 @@ READY_TIMEOUT = "5"
 FIXTURE_DIR_BYTES = os.fsencode(FIXTURES + "/")
 
 
-def fixture_processes():
-    """Pids of live processes running this checkout's fixture server (escaped children included;
-    another checkout's tests may run theirs meanwhile)."""
+def fixture_processes(tag):
+    """Pids of live processes running this checkout's fixture server for the test whose
+    environment carries RINGSIDE_TEST_SCRATCH=tag (escaped children included: they inherit it).
+    Other tests, here or in another checkout, may run fixture servers meanwhile."""
     pids = []
+    marker = b"RINGSIDE_TEST_SCRATCH=" + os.fsencode(tag)
     for entry in os.listdir("/proc"):
         if not entry.isdigit():
             continue
@@ -41,15 +43,19 @@ def fixture_processes():
                 cmdline = f.read()
             with open(f"/proc/{entry}/stat") as f:
                 state = f.read().rsplit(")", 1)[1].split()[0]
+            if FIXTURE_DIR_BYTES not in cmdline or b"fixture_server.py" not in cmdline or state == "Z":
+                continue
+            with open(f"/proc/{entry}/environ", "rb") as f:
+                tagged = marker in f.read().split(b"\0")
         except OSError:
             continue
-        if FIXTURE_DIR_BYTES in cmdline and b"fixture_server.py" in cmdline and state != "Z":
+        if tagged:
             pids.append(int(entry))
     return pids
 
 
-def kill_fixtures():
-    for pid in fixture_processes():
+def kill_fixtures(tag):
+    for pid in fixture_processes(tag):
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -68,15 +74,15 @@ def lines_by_name(stdout):
 
 class CompareTest(unittest.TestCase):
     def setUp(self):
-        self.assertEqual(fixture_processes(), [], "fixture servers already running before the test")
         self.scratch = tempfile.mkdtemp(prefix="compare-test-")
         self.tmp = os.path.join(self.scratch, "tmp")
         os.mkdir(self.tmp)
+        # The contestants inherit the harness's environment: the tag finds this test's own.
         self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.scratch, "cache"),
-                        TMPDIR=self.tmp)
+                        TMPDIR=self.tmp, RINGSIDE_TEST_SCRATCH=self.scratch)
 
     def tearDown(self):
-        kill_fixtures()  # after a failed test only: a passing one left none
+        kill_fixtures(self.scratch)  # after a failed test only: a passing one left none
         shutil.rmtree(self.scratch, ignore_errors=True)
 
     def compare(self, *args, timeout=RUN_TIMEOUT):
@@ -88,7 +94,7 @@ class CompareTest(unittest.TestCase):
         return result.returncode, result.stdout.decode(), result.stderr.decode()
 
     def assert_nothing_left(self):
-        self.assertEqual(fixture_processes(), [], "fixture processes left running")
+        self.assertEqual(fixture_processes(self.scratch), [], "fixture processes left running")
         self.assertEqual(os.listdir(self.tmp), [], "work directories left behind")
 
     def make_contestant(self, root, name, manifest):
@@ -232,7 +238,7 @@ class InterruptTest(CompareTest):
                     self.assertTrue(chunk, f"exited early: {err!r}")
                     err += chunk
             deadline = time.monotonic() + 30
-            while not fixture_processes():
+            while not fixture_processes(self.scratch):
                 self.assertLess(time.monotonic(), deadline, "the fixture never ran")
                 time.sleep(0.02)
             process.send_signal(signal.SIGINT)
