@@ -120,7 +120,10 @@ bool ClientConnection::write_unsent(core::TimePoint now) {
   }
   // Every byte handed over is on its way: sent, or kept by the transport until the socket drains.
   const std::size_t handed = transport_.max_write() - budget;
-  if (worker_->measuring(now)) worker_->stats().bytes_written += handed;
+  if (worker_->measuring(now)) {
+    worker_->stats().bytes_written += handed;
+    ++worker_->stats().writes;
+  }
   std::size_t left = handed;
   unsigned index = first;
   while (left > 0 && unwritten_ > 0) {

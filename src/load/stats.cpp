@@ -21,6 +21,7 @@ void Stats::merge(const Stats& other) {
   connect_failures += other.connect_failures;
   bytes_read += other.bytes_read;
   bytes_written += other.bytes_written;
+  writes += other.writes;
   for (std::size_t i = 0; i < errors.size(); ++i) errors[i] += other.errors[i];
   for (std::size_t i = 0; i < status.size(); ++i) status[i] += other.status[i];
   if (other.per_second.size() > per_second.size()) per_second.resize(other.per_second.size(), 0);

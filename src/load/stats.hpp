@@ -62,6 +62,7 @@ struct Stats {
   std::uint64_t connect_failures = 0;  // failed connects with no request waiting on them (-R)
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
+  std::uint64_t writes = 0;  // handed to the transport: a pipelined run batches requests in them
   std::array<std::uint64_t, kErrorClasses> errors{};
   std::array<std::uint64_t, 600> status{};  // by code; index 0 collects anything out of range
   std::vector<std::uint64_t> per_second;    // completions in each second after the warm-up

@@ -60,6 +60,19 @@ TEST_F(LoadAccounting, AClosedLoopKeepsEveryConnectionBusy) {
   EXPECT_EQ(result.stats.slow_connects, 0u) << "loopback connects take microseconds";
 }
 
+TEST_F(LoadAccounting, APipelinedLoopRefillsOncePerReadNotOncePerAnswer) {
+  LoadConfig pipelined = config(4);
+  pipelined.pipeline = 16;
+  pipelined.duration_s = 0.5;
+  const LoadResult result = run(pipelined);
+  ASSERT_GT(result.stats.completed, 1000u);
+  ASSERT_GT(result.stats.writes, 0u);
+  // The server answers a write's 16 requests together; the loader sends the next 16 in one
+  // write. A write per answer (what it did before) would make this ratio about 1.
+  EXPECT_GT(static_cast<double>(result.stats.completed) / static_cast<double>(result.stats.writes), 4.0)
+      << result.stats.completed << " requests in " << result.stats.writes << " writes";
+}
+
 TEST_F(LoadAccounting, AnOpenLoopAtALowRateLeavesConnectionsIdle) {
   LoadConfig open = config(8);
   open.rate = 200;  // a request every 5 ms over 8 connections: each answered in well under 5 ms

@@ -17,6 +17,7 @@ Stats worker_a() {
   s.warmup_requests = 4;
   s.warmup_completed = 3;
   s.slow_connects = 2;
+  s.writes = 9;
   s.connections_opened = 2;
   s.connect_failures = 1;
   s.bytes_read = 1000;
@@ -40,6 +41,7 @@ Stats worker_b() {
   s.warmup_requests = 1;
   s.warmup_completed = 1;
   s.slow_connects = 5;
+  s.writes = 4;
   s.connections_opened = 3;
   s.bytes_read = 500;
   s.bytes_written = 150;
@@ -84,6 +86,7 @@ TEST(Stats, MergeSumsEveryCounter) {
   EXPECT_EQ(total.warmup_requests, 5u);
   EXPECT_EQ(total.warmup_completed, 4u);
   EXPECT_EQ(total.slow_connects, 7u);
+  EXPECT_EQ(total.writes, 13u);
   EXPECT_EQ(total.connections_opened, 5u);
   EXPECT_EQ(total.connect_failures, 1u);
   EXPECT_EQ(total.bytes_read, 1500u);
