@@ -160,8 +160,8 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a,
                         const std::string& label_b) {
   std::string out =
       "A: " + label_a + " (" + diff.about_a + ")\nB: " + label_b + " (" + diff.about_b + ")\n\n";
-  const std::vector<std::string> header = {"workload", "point",   "contestant", "req/s",
-                                           "p99",      "CPU/req", "peak RSS"};
+  std::vector<std::string> header = {"workload", "point", "contestant"};
+  for (const Figure& figure : kFigures) header.emplace_back(figure.name);
   std::vector<std::vector<std::string>> rows;
   for (const PointDiff& p : diff.points) {
     std::vector<std::string> row = {p.workload, p.point, p.contestant};
@@ -169,11 +169,13 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a,
     if (!p.note.empty()) row.push_back(p.note);
     rows.push_back(row);
   }
+  // A row may be longer than the header (a note after its figures) or shorter (a point in one
+  // run only): the widths cover every column any of them has.
   std::vector<std::size_t> widths(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) widths[i] = characters(header[i]);
   for (const auto& row : rows) {
-    for (std::size_t i = 0; i < header.size(); ++i)
-      widths[i] = std::max(widths[i], characters(row[i]));
+    if (row.size() > widths.size()) widths.resize(row.size(), 0);
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], characters(row[i]));
   }
   auto line = [&](const std::vector<std::string>& row) {
     std::string text;

@@ -92,6 +92,11 @@ TEST(ReportDiff, PointsInOneRunOnlyAreListed) {
   const std::string text = render_diff(diff, "a", "b");
   EXPECT_NE(text.find("Only in A (1):\n  hello c=10 node-http\n"), std::string::npos) << text;
   EXPECT_NE(text.find("Only in B (1):\n  hello c=100 ringside\n"), std::string::npos) << text;
+  // One header cell per figure compared, the database's included.
+  const std::string header = text.substr(text.find("workload"), text.find('\n', text.find("workload")) - text.find("workload"));
+  for (const char* column : {"req/s", "p99", "CPU/req", "peak RSS", "DB CPU/req", "queries/req"}) {
+    EXPECT_NE(header.find(column), std::string::npos) << column << " in: " << header;
+  }
 }
 
 TEST(ReportDiff, FailedPointsAreNotedNotCompared) {
