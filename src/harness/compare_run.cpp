@@ -125,7 +125,7 @@ class Engine {
     if (!runs_workload(contestant, workload)) return false;
     if (scenario_.database != DatabaseKind::kNone || contestant.manifest.db_pool == 0) return true;
     const auto route = route_of_path(workload.path);
-    return !route || (*route != Route::kUsers && *route != Route::kDb);
+    return !route || !is_database_route(*route);
   }
   void validate_all();
   void run_round(unsigned round, bool equal_load_only);
@@ -623,7 +623,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
     return;
   }
   planned_done_s_ += kStartOverheadS / 2;
-  if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid()).rss_kib);
+  if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
   for (const PointPlan& plan : plans) {
     if (stopping()) break;
     const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
@@ -654,7 +654,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
   if (!state.failed && !stopping() && !equal_load_only) {
     const auto settle_until = Clock::now() + std::chrono::duration<double>(scenario_.settle_s);
     while (Clock::now() < settle_until && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!stopping()) state.after_kib.push_back(measure_tree(server->process().pid()).rss_kib);
+    if (!stopping()) state.after_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
   }
   const StopResult stopped = server->stop(options_.stop_grace_s);
   planned_done_s_ = planned_before + planned;

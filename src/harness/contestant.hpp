@@ -26,6 +26,8 @@ namespace ringside::harness {
 enum class Route : std::uint8_t { kHello, kJson, kUsers, kDb };
 
 std::string_view route_path(Route route);  // "/", "/json", "/users/:id", "/db"
+// The routes answered from the database (a server without one answers them 503).
+constexpr bool is_database_route(Route route) { return route == Route::kUsers || route == Route::kDb; }
 
 struct Manifest {
   std::string name;  // equals the folder's name

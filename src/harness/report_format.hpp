@@ -7,9 +7,12 @@
 //   escape_markdown("a|b")   -> "a\|b"        (safe inside a Markdown table cell)
 #pragma once
 
+#include <cmath>
 #include <cstdint>
 #include <string>
 #include <string_view>
+
+#include "harness/results.hpp"
 
 namespace ringside::harness {
 
@@ -21,6 +24,12 @@ std::string format_latency(double microseconds);  // 45 µs · 0.81 ms · 27.3 m
 std::string format_memory(double kib);            // 850 kB · 1.9 MB · 123 MB · 1.23 GB
 std::string format_cpu_per_request(double microseconds);  // 7.90 µs · 66.0 µs · 104 µs
 std::string format_queries_per_request(double queries);   // 1.00 · 20.0 · 500
+
+// The point made the harness's database work (its tables get the database's columns).
+inline bool database_worked(const PointResult& point) {
+  return point.failure.empty() && std::isfinite(point.median.database.queries) &&
+         point.median.database.queries > 0;
+}
 std::string format_ratio(double ratio);                   // 1.00× · 0.12× · 12.5×
 std::string format_change(double fraction);               // +15.0% · -3.2% · +0.0%
 std::string format_share(double fraction);                // 55%

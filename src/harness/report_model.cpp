@@ -221,10 +221,8 @@ class ModelBuilder {
                      "errors",     "CPU/req", "idle RSS", "peak RSS", "flags"};
     table.numeric = {false, true, true, true, true, true, true, true, true, true, false};
     // The database's share of each request, beside the server's, where one was measured.
-    const bool database = std::any_of(points.begin(), points.end(), [](const PointResult* p) {
-      return p->failure.empty() && std::isfinite(p->median.database.queries) &&
-             p->median.database.queries > 0;
-    });
+    const bool database = std::any_of(points.begin(), points.end(),
+                                      [](const PointResult* p) { return database_worked(*p); });
     if (database) {
       table.columns.insert(table.columns.begin() + 8, {"DB CPU/req", "queries/req"});
       table.numeric.insert(table.numeric.begin() + 8, {true, true});

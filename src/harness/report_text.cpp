@@ -6,6 +6,7 @@
 #include <set>
 #include <vector>
 
+#include "harness/report_format.hpp"
 #include "load/report.hpp"
 
 namespace ringside::harness {
@@ -109,8 +110,7 @@ std::string render_text_report(const RunResults& results) {
                               "vs " + results.baseline, "flags"}};
     // The database's CPU and queries per request, where the harness's PostgreSQL served some.
     const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {
-      return p.workload == workload.name && std::isfinite(p.median.database.queries) &&
-             p.median.database.queries > 0;
+      return p.workload == workload.name && database_worked(p);
     });
     if (database) rows[0].insert(rows[0].begin() + 10, {"DB us/req", "q/req"});
     std::vector<std::pair<std::string, std::string>> notes;  // (where, note)

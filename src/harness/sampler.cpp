@@ -106,7 +106,7 @@ std::optional<SchedTimes> parse_schedstat(std::string_view text) {
   return SchedTimes{static_cast<double>(*run) / 1e9, static_cast<double>(*wait) / 1e9};
 }
 
-TreeUsage measure_tree(pid_t root) {
+TreeUsage measure_tree(pid_t root, bool with_cpu) {
   static const double kTicksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
   TreeUsage usage;
   const std::vector<ProcEntry> table = scan_processes();
@@ -120,9 +120,11 @@ TreeUsage measure_tree(pid_t root) {
     // /proc/PID/stat counts in 10 ms ticks, coarse against a short point's few milliseconds of
     // database work; its threads' schedstat counts nanoseconds. The ticks still win when larger:
     // they include threads that have exited.
-    const double ticked = static_cast<double>(ticks->own) / kTicksPerSecond;
-    usage.cpu_s += std::max(ticked, threads_run_s(base).value_or(0)) +
-                   static_cast<double>(ticks->children) / kTicksPerSecond;
+    if (with_cpu) {
+      const double ticked = static_cast<double>(ticks->own) / kTicksPerSecond;
+      usage.cpu_s += std::max(ticked, threads_run_s(base).value_or(0)) +
+                     static_cast<double>(ticks->children) / kTicksPerSecond;
+    }
     const std::string status = read_text(base + "/status");
     usage.rss_kib += static_cast<double>(parse_status_kib(status, "VmRSS"));
     usage.hwm_kib += static_cast<double>(parse_status_kib(status, "VmHWM"));
@@ -234,7 +236,7 @@ void PointSampler::start() {
 }
 
 void PointSampler::sample(bool count_connections) {
-  const TreeUsage usage = measure_tree(root_);
+  const TreeUsage usage = measure_tree(root_, /*with_cpu=*/false);
   const std::uint64_t established = count_connections ? count_established(port_) : 0;
   std::lock_guard lock(mutex_);
   if (usage.processes > 0) {

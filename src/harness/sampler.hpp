@@ -56,7 +56,9 @@ struct TreeUsage {
   double hwm_kib = 0;      // VmHWM summed: at most the tree's true peak, since each peaked alone
   unsigned processes = 0;  // 0: the root is gone
 };
-TreeUsage measure_tree(pid_t root);
+// `with_cpu` false skips the CPU (the sampler's 100 ms memory readings need none, and reading every
+// thread's schedstat each time would be work on the loader's core for nothing).
+TreeUsage measure_tree(pid_t root, bool with_cpu = true);
 
 // The cpu.stat file of this process's CPU cgroup, from a /proc/self/cgroup text: cgroup v1's
 // "N:cpu,cpuacct:/path" under /sys/fs/cgroup/<controllers>, or v2's "0::/path" under

@@ -108,7 +108,7 @@ ContestantReport validate_contestant(const Contestant& contestant,
     // Without a database its database routes answer 503 by design: check the others.
     std::vector<Route> routes = contestant.manifest.routes;
     if (options.start.db_url == "none") {
-      std::erase_if(routes, [](Route route) { return route == Route::kUsers || route == Route::kDb; });
+      std::erase_if(routes, is_database_route);
     }
     report.checks = validate_server(server->port(), routes, checks);
     for (const Check& check : report.checks) {
