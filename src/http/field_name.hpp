@@ -98,13 +98,14 @@ inline std::uint32_t load_half_word(const char* p) {
 // A template on the name, so that its words are immediates and the loop is unrolled.
 template <const FoldedName& name>
 bool equals_folded(const char* p) {
+  // One compare of the words' combined differences, not three short-circuited ones: no branches.
   if constexpr (name.size >= 8) {
-    return ((scan_detail::load_word(p + name.at[0]) | name.fold[0]) == name.text[0]) &
-           ((scan_detail::load_word(p + name.at[1]) | name.fold[1]) == name.text[1]) &
-           ((scan_detail::load_word(p + name.at[2]) | name.fold[2]) == name.text[2]);
+    return (((scan_detail::load_word(p + name.at[0]) | name.fold[0]) ^ name.text[0]) |
+            ((scan_detail::load_word(p + name.at[1]) | name.fold[1]) ^ name.text[1]) |
+            ((scan_detail::load_word(p + name.at[2]) | name.fold[2]) ^ name.text[2])) == 0;
   } else {
-    return ((load_half_word(p + name.at[0]) | name.fold[0]) == name.text[0]) &
-           ((load_half_word(p + name.at[1]) | name.fold[1]) == name.text[1]);
+    return (((load_half_word(p + name.at[0]) | name.fold[0]) ^ name.text[0]) |
+            ((load_half_word(p + name.at[1]) | name.fold[1]) ^ name.text[1])) == 0;
   }
 }
 
