@@ -205,7 +205,8 @@ class Context:
 
     def cleanup(self):
         """Stops every child still running (SIGTERM to the group, then SIGKILL); returns the
-        processes carrying this attack's tag that were still alive afterwards."""
+        processes carrying this attack's tag that were still alive afterwards (escaped their
+        group), after killing them too."""
         for child in self.children:
             if child.alive():
                 try:
@@ -217,7 +218,13 @@ class Context:
                 kill_group(child.pid)
                 child.wait(5)
         wait_until(lambda: not tagged_processes(self.tag), 5)
-        return tagged_processes(self.tag)
+        leftovers = tagged_processes(self.tag)
+        for pid, _ in leftovers:  # reported as a failure, and not left behind either
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
+        return leftovers
 
 
 # -- process figures -------------------------------------------------------------------------

@@ -75,9 +75,10 @@ def parse(argv):
     return parser.parse_args(argv)
 
 
-def main(argv):
+def main(argv, modules=None):
+    """modules: the attacks to choose from (default: every module in torture/attacks)."""
     options = parse(argv)
-    modules = discover()
+    modules = discover() if modules is None else modules
     names = {m.NAME for m in modules}
     for flag in ("only", "skip"):
         for name in filter(None, getattr(options, flag).split(",")):
