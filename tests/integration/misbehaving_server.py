@@ -18,7 +18,7 @@ whose chunks never end), endless_length (a Content-Length of a terabyte, streame
 endless_until_close (an HTTP/1.0 body framed by a close that never comes), accept_ten (a good
 server that accepts 10 connections, then never calls accept again, its listen queue small). The
 endless ones send a kilobyte every STREAM_PAUSE_S, so they stay cheap for as long as the client
-keeps reading (endless_head sends 8 KiB).
+keeps reading (endless_head starts with 72 KiB, then 8 KiB a pause).
 
 `python3 misbehaving_server.py MODE` serves one mode until killed, after printing `port N`.
 """
@@ -40,10 +40,11 @@ HALF_HEAD = b"HTTP/1.1 200 OK\r\nContent-Type: text/pl"
 STREAM_PAUSE_S = 0.01
 ACCEPTED_BEFORE_STALL = 10
 STALLED_BACKLOG = 4
+PAD_LINE = b"X-Pad: " + b"p" * 1015 + b"\r\n"  # a 1 KiB header line
 # What an endless mode sends first, then what it repeats for as long as the client reads.
 ENDLESS = {
-    # 8 KiB a pause: past the client's 64 KiB cap on a head well inside a short --timeout.
-    "endless_head": (b"HTTP/1.1 200 OK\r\n", (b"X-Pad: " + b"p" * 1016 + b"\r\n") * 8),
+    # 72 KiB at once, past the client's 64 KiB cap on a head however slow the machine, then more.
+    "endless_head": (b"HTTP/1.1 200 OK\r\n" + PAD_LINE * 72, PAD_LINE * 8),
     "endless_chunked": (b"HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n",
                         b"400\r\n" + b"c" * 1024 + b"\r\n"),
     "endless_length": (b"HTTP/1.1 200 OK\r\nContent-Length: 1000000000000\r\n\r\n", b"l" * 1024),
