@@ -347,7 +347,12 @@ int run_benchmark(const CompareFlags& flags) {
   std::printf("results in %s (results.json, report.md, report.html)\n", out.c_str());
   std::fflush(stdout);
   // A contestant that failed is a finding of the run, shown in the table: the run itself
-  // succeeded (--validate is the command that fails on a failing contestant).
+  // succeeded (--validate is the command that fails on a failing contestant). A run that had to
+  // stop on its own (its database died) failed.
+  if (!results.stopped_by.empty()) {
+    std::fprintf(stderr, "%s: the run stopped early: %s\n", kName, results.stopped_by.c_str());
+    return 1;
+  }
   return results.partial ? 130 : 0;
 }
 

@@ -114,7 +114,11 @@ class Engine {
   RunResults run();
 
  private:
-  bool stopping() const { return options_.stop != nullptr && options_.stop->load(); }
+  bool stopping() const {
+    return (options_.stop != nullptr && options_.stop->load()) || !database_lost_.empty();
+  }
+  // True once the throwaway PostgreSQL has died (killed, crashed); says so once.
+  bool database_died();
   void say(const std::string& line) const {
     if (options_.progress) options_.progress(line);
   }
@@ -154,6 +158,8 @@ class Engine {
   std::vector<ContestantState> states_;
   std::unique_ptr<db::TempCluster> cluster_;
   std::unique_ptr<db::StatementCounter> statements_;  // the cluster's pg_stat_statements
+  // Non-empty once the cluster died: every later point would measure the outage, so the run ends.
+  std::string database_lost_;
   // While the in-process loader runs: the responses it has had so far, warm-up included.
   std::function<std::uint64_t()> answered_so_far_;
   std::string db_url_;
@@ -189,6 +195,17 @@ void Engine::prepare_contestants() {
     if (result.status == "skipped") say(result.name + ": skipped: " + result.reason);
     results_.contestants.push_back(std::move(result));
   }
+}
+
+bool Engine::database_died() {
+  if (!database_lost_.empty()) return true;
+  if (!cluster_) return false;
+  const pid_t postmaster = cluster_->postmaster_pid();
+  if (cluster_->running()) return false;
+  database_lost_ = "the throwaway PostgreSQL (postmaster " + std::to_string(postmaster) + ") died";
+  say(database_lost_ + ": stopping the run; the points measured before it are kept, the run marked "
+      "partial");
+  return true;
 }
 
 bool Engine::provision_database() {
@@ -625,7 +642,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
   planned_done_s_ += kStartOverheadS / 2;
   if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
   for (const PointPlan& plan : plans) {
-    if (stopping()) break;
+    if (stopping() || database_died()) break;
     const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
     std::string what = "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds) +
                        ": " + result.name + " " + plan.workload->name + " c=" +
@@ -644,6 +661,14 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
     ++points_done_;
     if (stopping()) break;
     PointResult& point = point_for(result.name, plan);
+    if (database_died()) {
+      // Its figures are kept, for what they show of the outage, and marked: they are not the
+      // server's. The contestant did not fail; the run did.
+      point.failure = "round " + std::to_string(round) + ": " + database_lost_ +
+                      " during this point: its figures measure the outage, not the server";
+      point.rounds.push_back(std::move(figures));
+      break;
+    }
     if (!ok) {
       fail_contestant(state, failure, server->last_output(5), round);
       break;
@@ -785,6 +810,7 @@ RunResults Engine::run() {
   if (cluster_) cluster_->stop();
   if (pinned) sched_setaffinity(0, sizeof previous, &previous);
   results_.partial = stopping();
+  results_.stopped_by = database_lost_;
   finish_results();
   return std::move(results_);
 }

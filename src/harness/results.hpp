@@ -136,6 +136,9 @@ struct RunResults {
   std::string started_at;   // RFC 3339 UTC
   std::string finished_at;
   bool partial = false;     // interrupted (Ctrl-C) or stopped early: not every point ran
+  // Why a run stopped early on its own (its database died), empty after Ctrl-C; not in
+  // results.json (the point it stopped in carries the reason as its failure).
+  std::string stopped_by;
   unsigned rounds = 0;
   std::string baseline;     // contestant the ratios are taken against
   MachineFacts machine;

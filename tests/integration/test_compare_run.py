@@ -7,6 +7,7 @@ tests/fixtures/contestants, whose exact list test_compare_validate.py checks.
 Checked: results.json against docs/compare-json.schema.json, with every point, round and histogram
 log; a contestant dying mid-run (recorded failed with its last output, the others measured);
 Ctrl-C mid-run (exit 130, results.json marked partial, no process or temporary directory left);
+the throwaway PostgreSQL killed mid-run (the point marked, the run stopped, partial, exit 1);
 a starved loader flagged loader-bound; a listen-queue overflow flagged; bad scenario files (one
 line naming the file, line and field, exit 2).
 
@@ -486,6 +487,61 @@ connections = [4, 8]
         self.assertEqual(len(measured), 1, "the first point is kept, the interrupted one dropped")
         self.assertIn(b"PARTIAL", out)
         self.assert_nothing_left()
+
+
+    def test_the_database_dying_mid_run_stops_the_run_and_marks_the_point(self):
+        """database = "temp", the postmaster killed in the middle of the first point: that point
+        is kept and marked failed (it measured the outage: 503s), no later point is run on a dead
+        database, the run is partial and exits 1, and nothing is left running or on disk. (It
+        used to go on to the end as if nothing happened, every later point measuring 503s.)"""
+        os.chmod(self.scratch, 0o755)  # the cluster, under TMPDIR, belongs to the postgres user
+        os.mkdir(os.path.join(self.contestants, "ringside-pg"))
+        with open(os.path.join(self.contestants, "ringside-pg", "contestant.toml"), "w") as f:
+            f.write(RINGSIDE_PG_MANIFEST.format(name="ringside-pg", scratch=self.scratch))
+        scenario = self.scenario('rounds = 2\nwarmup = "0s"\nduration = "2s"\nsettle = "0s"\n'
+                                 'database = "temp"\nequal_load = false\n[[workload]]\n'
+                                 'name = "users"\npath = "/users/{1..100}"\nconnections = [2, 4]\n')
+        process = subprocess.Popen(self.command(scenario), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=self.env)
+        try:
+            err = read_stderr_until(self, process, b"[1/")
+            # The postmaster keeps its command line; its backends rename themselves "postgres: ...".
+            (postmaster,) = [pid for pid, cmd in our_processes(self.scratch)
+                             if cmd.startswith("/usr/lib/postgresql/") and " -D " in cmd]
+            os.kill(postmaster, signal.SIGKILL)
+            out, rest = process.communicate(timeout=RUN_TIMEOUT)
+        finally:
+            if process.poll() is None:
+                process.kill()
+                process.wait()
+        err += rest
+        self.assertEqual(process.returncode, 1, err.decode())
+        self.assertIn(b"PostgreSQL (postmaster", err)
+        document = self.results()
+        self.assertTrue(document["partial"])
+        (point,) = document["points"]  # the one it died in; none ran after it
+        self.assertEqual(point["connections"], 2)
+        self.assertIn("the throwaway PostgreSQL (postmaster", point["failure"])
+        self.assertIn("measure the outage", point["failure"])
+        self.assertEqual(len(point["rounds"]), 1)
+        self.assertEqual(document["contestants"][0]["status"], "ran")
+        self.assertIn(b"PARTIAL", out)
+        self.assert_nothing_left()
+
+
+def read_stderr_until(test, process, needle):
+    """Reads the process's stderr (bounded by RUN_TIMEOUT) until `needle` shows; returns it."""
+    err = b""
+    deadline = time.monotonic() + RUN_TIMEOUT
+    while needle not in err:
+        remaining = deadline - time.monotonic()
+        test.assertGreater(remaining, 0, f"never saw {needle!r}: {err!r}")
+        ready, _, _ = select.select([process.stderr], [], [], remaining)
+        if ready:
+            chunk = os.read(process.stderr.fileno(), 4096)
+            test.assertTrue(chunk, f"exited before {needle!r}: {err!r}")
+            err += chunk
+    return err
 
 
 class FlagTest(CompareRunTest):
