@@ -85,18 +85,32 @@ ChunkedDecoder::Result ChunkedDecoder::feed(std::span<const char> input) {
         if (c != '\n') return fail(RequestError::kMalformedChunk);
         state_ = State::kSize;
         break;
+      // Trailer fields are field lines (RFC 9112 section 7.1.2): a token name, a colon, a field
+      // value. Anything else (no colon, obsolete folding, whitespace before the colon, control
+      // bytes) is refused rather than skipped: a recipient that skipped lines up to an empty one
+      // could swallow the next request, where a stricter one would have refused it.
       case State::kTrailerStart:
         if (c == '\r') {
           state_ = State::kFinalLf;
           break;
         }
-        state_ = State::kTrailer;
-        [[fallthrough]];
-      case State::kTrailer:
+        if (++trailer_bytes_ > kMaxTrailerBytes) return fail(RequestError::kHeadTooLarge);
+        if (!is_token(c)) return fail(RequestError::kMalformedChunk);
+        state_ = State::kTrailerName;
+        break;
+      case State::kTrailerName:
+        if (++trailer_bytes_ > kMaxTrailerBytes) return fail(RequestError::kHeadTooLarge);
+        if (c == ':') {
+          state_ = State::kTrailerValue;
+        } else if (!is_token(c)) {
+          return fail(RequestError::kMalformedChunk);
+        }
+        break;
+      case State::kTrailerValue:
         if (++trailer_bytes_ > kMaxTrailerBytes) return fail(RequestError::kHeadTooLarge);
         if (c == '\r') {
           state_ = State::kTrailerLf;
-        } else if (c == '\n') {
+        } else if (!is_value_char(c)) {
           return fail(RequestError::kMalformedChunk);
         }
         break;

@@ -8,7 +8,8 @@
 // Bounds, so that a peer cannot make it work without end on bytes that are not body:
 //   - a chunk-size line (hex size, whitespace, extensions; everything before its CRLF) is at most
 //     kMaxLineBytes (4096) bytes, else kChunkLineTooLong;
-//   - trailers are at most 16 KiB, else kHeadTooLarge;
+//   - trailers are at most 16 KiB, else kHeadTooLarge; each must be a field line
+//     ("name: value", RFC 9112 section 7.1.2), else kMalformedChunk;
 //   - framing (every byte that is not chunk data: size lines with their CRLFs, the CRLF after each
 //     chunk's data, the last chunk, trailers and the final CRLF) may not exceed
 //     max(framing_allowance, declared body bytes so far), else kChunkFramingTooLarge. With the
@@ -52,7 +53,7 @@ class ChunkedDecoder {
  private:
   enum class State : std::uint8_t {
     kSize, kSizeWhitespace, kExtension, kSizeLf, kData, kDataCr, kDataLf,
-    kTrailerStart, kTrailer, kTrailerLf, kFinalLf, kDone,
+    kTrailerStart, kTrailerName, kTrailerValue, kTrailerLf, kFinalLf, kDone,
   };
   static constexpr int kMaxSizeDigits = 15;
   static constexpr std::uint32_t kMaxTrailerBytes = 16 * 1024;

@@ -69,6 +69,59 @@ std::size_t find_line_end(std::string_view in, std::size_t from, std::size_t& st
   return std::string_view::npos;
 }
 
+// Whether `c` can be byte `k` of a version "HTTP/d.d" (the shape; which versions are supported
+// is decided when the line is complete).
+constexpr bool fits_version(std::size_t k, char c) {
+  constexpr std::string_view kShape = "HTTP/0.0";
+  if (k >= kShape.size()) return false;
+  return kShape[k] == '0' ? is_digit(c) : c == kShape[k];
+}
+
+// find_line_end for the request line, which also checks each byte it passes against the line's
+// grammar (method SP target SP version), resuming where the last call stopped (`scan.part`). So
+// a line that cannot become a request is refused at its first wrong byte: bytes sent to the plain
+// port by a TLS client hold no CRLF, and waiting for one would leave the client waiting for the
+// header timeout. A wrong byte before the line's end is reported before a bare CR or LF after
+// it, and with the error parse_request_line gives the whole line, so the answer is the same
+// however the bytes are split.
+std::size_t scan_request_line(std::string_view in, HeadScan& scan, RequestError& error) {
+  using Part = HeadScan::Part;
+  if (scan.scanned == scan.line_start) {
+    scan.part = Part::kMethod;
+    scan.part_start = scan.line_start;
+  }
+  for (std::size_t i = scan.scanned; i < in.size(); ++i) {
+    const char c = in[i];
+    if (c == '\r' || c == '\n') return find_line_end(in, i, scan.scanned, error);
+    switch (scan.part) {
+      case Part::kMethod:
+      case Part::kTarget: {
+        const bool method = scan.part == Part::kMethod;
+        if (c == ' ') {
+          if (i == scan.part_start) {  // an empty method or target
+            error = kMalformedRequestLine;
+            return std::string_view::npos;
+          }
+          scan.part = method ? Part::kTarget : Part::kVersion;
+          scan.part_start = i + 1;
+        } else if (method ? !is_token(c) : !is_target_char(c)) {
+          error = method ? kInvalidMethod : kInvalidTarget;
+          return std::string_view::npos;
+        }
+        break;
+      }
+      case Part::kVersion:
+        if (!fits_version(i - scan.part_start, c)) {
+          error = kMalformedRequestLine;
+          return std::string_view::npos;
+        }
+        break;
+    }
+  }
+  scan.scanned = in.size();
+  return std::string_view::npos;
+}
+
 // Where the request line starts: RFC 9112 section 2.2 says to ignore at least one empty line
 // before it; we ignore up to two. Depends only on the first four bytes.
 std::size_t skip_leading_empty_lines(std::string_view in) {
@@ -114,25 +167,18 @@ RequestError parse_target(std::string_view target, Request& r) {
   return kNone;
 }
 
+// A whole request line whose every byte scan_request_line has checked: what is left to refuse is
+// a part missing or a version cut short, and a version we do not speak.
 RequestError parse_request_line(std::string_view line, Request& r) {
   auto sp1 = line.find(' ');
-  if (sp1 == std::string_view::npos || sp1 == 0) return kMalformedRequestLine;
+  if (sp1 == std::string_view::npos) return kMalformedRequestLine;
   r.method_name = line.substr(0, sp1);
-  for (char c : r.method_name) {
-    if (!is_token(c)) return kInvalidMethod;
-  }
   auto rest = line.substr(sp1 + 1);
   auto sp2 = rest.find(' ');
-  if (sp2 == std::string_view::npos || sp2 == 0) return kMalformedRequestLine;
+  if (sp2 == std::string_view::npos) return kMalformedRequestLine;
   r.target = rest.substr(0, sp2);
-  for (char c : r.target) {
-    if (!is_target_char(c)) return kInvalidTarget;
-  }
   auto version = rest.substr(sp2 + 1);
-  if (version.size() != 8 || version.substr(0, 5) != "HTTP/" || version[6] != '.' ||
-      version[5] < '0' || version[5] > '9' || version[7] < '0' || version[7] > '9') {
-    return kMalformedRequestLine;
-  }
+  if (version.size() != 8) return kMalformedRequestLine;
   if (version[5] != '1') return kUnsupportedVersion;
   // A higher minor version is answered as 1.1 (RFC 9110 section 2.5).
   r.version_minor = version[7] == '0' ? 0 : 1;
@@ -364,7 +410,9 @@ ParseResult parse_request(std::span<const char> input, Request& r, HeadScan& sca
       }
     }
     RequestError error = kNone;
-    const std::size_t line_end = find_line_end(in, scan.scanned, scan.scanned, error);
+    const std::size_t line_end = scan.request_line_done
+                                     ? find_line_end(in, scan.scanned, scan.scanned, error)
+                                     : scan_request_line(in, scan, error);
     if (error != kNone) return fail(error);
     const RequestError too_large = scan.request_line_done ? kHeadTooLarge : kUriTooLong;
     if (line_end == std::string_view::npos) {

@@ -11,6 +11,10 @@
 // costs O(n) in all, not O(n^2). Its answers are exactly those of the one-shot form on the same
 // bytes (the one-shot form is the resumable one with a fresh HeadScan).
 //
+// A request line is checked byte by byte as it arrives: one whose bytes so far cannot start a
+// request (a TLS ClientHello or other binary sent to the plain port) is refused at once, not when
+// its line end comes, which it may never do.
+//
 // It is strict where leniency lets two parsers disagree about where a request ends (smuggling):
 // both Content-Length and Transfer-Encoding, differing lengths, obsolete folding, whitespace before
 // a colon, bare LF or CR, and control characters are errors. The target must be origin-form
@@ -46,9 +50,16 @@ struct ParserLimits {
 // looked at yet". All positions are offsets from the head's first byte, so the bytes may move
 // in memory between calls (a connection copying a partial head into its own buffer).
 struct HeadScan {
+  // Which part of the request line ("method SP target SP version") the search has reached: its
+  // bytes are checked as they arrive, so a line that cannot become a request is refused at its
+  // first wrong byte, not when (if ever) its CRLF comes.
+  enum class Part : std::uint8_t { kMethod, kTarget, kVersion };
+
   std::size_t scanned = 0;       // bytes already searched for the end of their line
   std::size_t line_start = 0;    // where the first line not yet complete begins
   std::size_t header_lines = 0;  // complete, checked header lines before line_start
+  std::size_t part_start = 0;    // where the request line's current part begins
+  Part part = Part::kMethod;
   bool request_line_done = false;
 };
 

@@ -374,6 +374,17 @@ std::vector<InvalidCase> invalid_cases() {
       {"invalid_target_character", "GET /a\x7f" "b HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTarget,
        k400},
       {"tab_in_target", "GET /a\tb HTTP/1.1\r\nHost: a\r\n\r\n", kInvalidTarget, k400},
+      // A wrong byte in the request line is reported before a bare LF after it, and with the
+      // error its first wrong byte earns, however the line is split (scan_request_line).
+      {"invalid_method_then_bare_lf", "G\x01T / HTTP/1.1\nHost: a\r\n\r\n", kInvalidMethod, k400},
+      {"invalid_target_then_bare_lf", "GET /\x01 HTTP/1.1\nHost: a\r\n\r\n", kInvalidTarget,
+       k400},
+      {"bad_version_then_bare_lf", "GET / HTTP/1.x\nHost: a\r\n\r\n", kMalformedRequestLine,
+       k400},
+      {"invalid_method_without_space", "G\x01T\r\n\r\n", kInvalidMethod, k400},
+      // A TLS ClientHello on the plain port: no line end will ever come; refused at its first byte.
+      {"tls_client_hello", "\x16\x03\x01\x00\xa5\x01\x00\x00\xa1\x03\x03"s +
+       std::string(32, '\x5a') + "\x00\x00\x02\x13\x01\x01\x00"s, kInvalidMethod, k400},
       {"http_2_0", "GET / HTTP/2.0\r\nHost: a\r\n\r\n", kUnsupportedVersion,
        Status::kHttpVersionNotSupported},
       {"http_0_9", "GET / HTTP/0.9\r\n\r\n", kUnsupportedVersion,
@@ -814,6 +825,42 @@ TEST(RequestParser, PipelinedHeadIsCompleteWhileNextIsPartial) {
   EXPECT_EQ(r.consumed, first.size());
   EXPECT_EQ(parse_request(bytes_of(input).subspan(r.consumed), request).status,
             ParseStatus::kPartial);
+}
+
+// A request line is refused at its first byte that cannot belong to a request, before its line end
+// arrives (it may never: a TLS client on the plain port waits for our answer, not we for its CRLF).
+TEST(RequestParser, RequestLineRefusedBeforeItsLineEnd) {
+  struct Row {
+    std::string input;
+    RequestError error;
+  };
+  const std::vector<Row> rows = {
+      {"\x16", kInvalidMethod},
+      {"\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03"s, kInvalidMethod},
+      {"GET\x00"s, kInvalidMethod},
+      {" ", kMalformedRequestLine},
+      {"GET  ", kMalformedRequestLine},
+      {"GET /a\x01", kInvalidTarget},
+      {"GET /a b", kMalformedRequestLine},
+      {"GET / X", kMalformedRequestLine},
+      {"GET / HTTP/1.11", kMalformedRequestLine},
+      {"GET / HTTP/1.1 ", kMalformedRequestLine},
+      {"\r\nGET /\x7f", kInvalidTarget},
+  };
+  for (const Row& row : rows) {
+    SCOPED_TRACE(row.input);
+    Request request;
+    const ParseResult r = parse_request(bytes_of(row.input), request);
+    ASSERT_EQ(r.status, ParseStatus::kError);
+    EXPECT_EQ(static_cast<int>(r.error), static_cast<int>(row.error));
+  }
+  // Prefixes of a good request line (any of them may be all that has arrived) are still partial.
+  const std::string good = "\r\nPOST /a?b=c HTTP/1.1\r";
+  for (std::size_t length = 0; length <= good.size(); ++length) {
+    Request request;
+    EXPECT_EQ(parse_request(bytes_of(good).first(length), request).status, ParseStatus::kPartial)
+        << length;
+  }
 }
 
 TEST(RequestParser, RequestIsResetBetweenParses) {
