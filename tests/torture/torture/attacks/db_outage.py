@@ -10,7 +10,8 @@
   read-only or a full disk). The -shm file is left alone: SQLite writes it through mmap.
 
 Each run expects: only 200 and 503 at the client (no other status, no transport error, no
-timeout); every request answered within --db-timeout plus a margin (the load's max latency); a
+timeout); every request answered within --db-timeout plus a margin (the load's max latency, and
+its --timeout, so that a hung request fails as a timeout rather than waiting out the run); a
 probe (GET every ~20 ms on a fresh connection) sent and answered inside the outage gets 503; the
 server alive; and full service (every probe answer 200) within 2 s of the database's return.
 PostgreSQL's return is the moment it accepts a session again, found by a second probe speaking
@@ -121,7 +122,11 @@ def outage_run(ctx, result, prefix, served, *, load_args, probe_path, begin, end
     known to be still away, the first moment it was known to be back). Records the prefix_*
     figures and the expectations."""
     duration = before_s + OUTAGE_S + restart_allowance_s + after_s
-    load = ctx.spawn([ctx.bin, "load", "--json", "-t", "1", "--timeout", "10s",
+    # A request unanswered within --db-timeout plus the margin is a timeout error at the client
+    # (the load runs well past the outage): a hung request cannot hide among those in flight at
+    # the end of -d, which the load leaves unanswered whatever the server does.
+    timeout = db_timeout_s + LATENCY_MARGIN_S
+    load = ctx.spawn([ctx.bin, "load", "--json", "-t", "1", "--timeout", f"{timeout:g}s",
                       "-d", f"{duration:.1f}s", *load_args], name=f"{prefix}-load", core=ctx.load_core)
     probe = Probe(served.port, probe_path)
     probe.start()
@@ -158,8 +163,6 @@ def outage_run(ctx, result, prefix, served, *, load_args, probe_path, begin, end
     result.expect(code == 0, f"{prefix}: ringside load exited {code}: {load.errors()[-300:]}")
     result.expect(other == 0, f"{prefix}: statuses other than 200 and 503: {codes}")
     result.expect(not errors, f"{prefix}: failed requests at the client: {errors}")
-    result.expect(doc["requests"]["in_flight"] == 0,
-                  f"{prefix}: {doc['requests']['in_flight']} requests unanswered at the end")
     result.expect(codes.get(503, 0) > 0, f"{prefix}: no 503 during the outage: {codes}")
     result.expect(codes.get(200, 0) > 0, f"{prefix}: no 200 at all: {codes}")
     result.expect(max_s <= db_timeout_s + LATENCY_MARGIN_S,
