@@ -3,7 +3,7 @@
 SIGTERM to the older one: zero failed requests at the client, every status 200, the old server
 exits 0 and the new one goes on serving. Each run then starts the next server beside the
 survivor and stops the survivor, alternating two loads: keep-alive (-c 50) and churn
-(--no-keepalive, a connection per request).
+(--no-keepalive -c 64, a connection per request).
 
 What makes it lossless:
 - keep-alive: the draining server answers each connection's next request with
@@ -86,7 +86,7 @@ def one_run(ctx, ns, old, port, index, keep_alive, before_s, after_s):
     """Starts the next server beside `old`, runs the load, SIGTERMs `old` `before_s` into it.
     Returns (the new server, the load's document, the old server's exit code, drain seconds)."""
     new = start_server(ctx, ns, port, f"serve-{index + 1}")
-    mode = ["-c", "50"] if keep_alive else ["-c", "16", "--no-keepalive"]
+    mode = ["-c", "50"] if keep_alive else ["-c", "64", "--no-keepalive"]
     duration = before_s + after_s
     load = ctx.spawn(ns.argv(ctx.bin, "load", "--json", "-t", "1", "--timeout", "5s",
                              "-d", f"{duration:g}s", *mode, f"http://127.0.0.1:{port}/"),
