@@ -320,8 +320,8 @@ def sqlite_outages(ctx, result):
     frozen = []
 
     def freeze():
+        frozen.extend(files)  # first: a chattr that fails halfway still gets undone below
         chattr("+i", *files)
-        frozen.extend(files)
 
     def thaw():
         down_until = time.monotonic()
@@ -334,7 +334,8 @@ def sqlite_outages(ctx, result):
                    probe_path="/updates?queries=1", begin=freeze, end=thaw, **timing)
     finally:
         if frozen:
-            chattr("-i", *frozen)
+            subprocess.run(["chattr", "-i", *frozen], stdout=subprocess.DEVNULL,
+                           stderr=subprocess.DEVNULL, timeout=20)
     served.stop()
     shutil.rmtree(directory, ignore_errors=True)
 
