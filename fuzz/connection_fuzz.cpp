@@ -9,7 +9,7 @@
 //   close                       client close(); later client ops do nothing
 //   run                         the server's loop runs once with a zero timeout
 //   timers mask:u8              fire the connection's timers as if a long time passed; bits
-//                               0-3 pick the header, idle, linger and drain-grace lists (0: all)
+//                               0-2 pick the header, idle and linger lists (0: all)
 //   drain                       the worker begins a graceful drain
 //   buffers server:u8 client:u8 shrink SO_SNDBUF/SO_RCVBUF of each end (backpressure paths)
 //
@@ -293,8 +293,7 @@ class Session {
         fire_timers(script.u8());
         break;
       case Op::kDrain:
-        ctx_->draining = true;
-        if (!owner_.released) connection_.begin_drain();
+        ctx_->draining = true;  // all a drain changes for a connection (Worker::begin_drain)
         break;
       case Op::kBuffers: {
         const int server_size = buffer_size(script.u8());
@@ -394,7 +393,7 @@ class Session {
 
   // As Worker::expire_timers does once a loop turn, with a clock that has jumped far ahead.
   void fire_timers(std::uint8_t mask) {
-    if (mask == 0) mask = 0x0f;
+    if (mask == 0) mask = 0x07;
     int fired = 0;
     auto fire = [&fired](core::TimerNode& node) {
       check(++fired <= kMaxTimerFiresPerOp, "a timer re-arms itself without end");
@@ -405,7 +404,6 @@ class Session {
     if (mask & 1) ctx_->header_timers.expire(later, fire);
     if (mask & 2) ctx_->idle_timers.expire(later, fire);
     if (mask & 4) ctx_->linger_timers.expire(later, fire);
-    if (mask & 8) ctx_->drain_grace_timers.expire(later, fire);
     if (was_open && owner_.released) closed_by_timer_ = true;
   }
 

@@ -40,6 +40,9 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
       ->check(count_in(0, 65535));
+  app.add_flag("--reuse-port", config.share_port,
+               "Share --port with a server already listening on it (SO_REUSEPORT), for a rolling "
+               "restart: start the new server, then SIGTERM the old one");
   app.add_option("--threads", config.threads, "Worker threads, one event loop each")
       ->capture_default_str()
       ->check(count_in(1, server::kMaxThreads));

@@ -70,7 +70,7 @@ int listen_tcp(const ListenOptions& options) {
   if (fd < 0) fail(errno, "socket for " + where);
   int one = 1;
   setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  if (options.reuse_port && !options.join_group && options.port != 0) {
+  if (options.reuse_port && !options.join_group && !options.share_port && options.port != 0) {
     // SO_REUSEPORT would let us share the port with another running server (of the same user)
     // without a word. An exclusive bind first makes a busy port an error, as users expect.
     int probe = socket(address.ss_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -85,7 +85,9 @@ int listen_tcp(const ListenOptions& options) {
     close(probe);
     if (rc != 0) {
       close(fd);
-      fail(error, "bind " + where + " (is another server on that port? pick another with --port)");
+      fail(error, "bind " + where +
+                      " (is another server on that port? pick another with --port, or share it "
+                      "with --reuse-port for a rolling restart)");
     }
   }
   if (options.reuse_port) setsockopt(fd, SOL_SOCKET, SO_REUSEPORT, &one, sizeof one);

@@ -15,6 +15,9 @@ struct ListenOptions {
   int backlog = 65535;     // the kernel caps it at net.core.somaxconn
   bool reuse_port = true;  // one listener per worker, the kernel spreads connections
   bool join_group = false;  // a further listener of our own SO_REUSEPORT group on the same port
+  // Join the SO_REUSEPORT group of another process already listening on `port` (a rolling
+  // restart: the new server listens beside the old one before the old one drains).
+  bool share_port = false;
 };
 
 // Parses an IPv4 or IPv6 literal, bracketed or not ("localhost" means 127.0.0.1) into a socket

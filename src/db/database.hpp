@@ -41,7 +41,8 @@ struct FortuneRow {
 
 enum class Outcome : std::uint8_t {
   kOk,
-  kUnavailable,  // no working connection to the database now (reconnecting): try again later
+  kUnavailable,  // no working connection to the database now (reconnecting), or its file cannot
+                 // be written now (SQLite: read-only, immutable, disk full): try again later
   kTimeout,      // no answer within the query timeout (--db-timeout)
   kBusy,         // SQLite's write lock stayed taken for the whole timeout
   kFailed,       // the database refused the operation (a query error); the connection is fine

@@ -35,6 +35,24 @@ bool is_busy(int code) {
   return (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED;
 }
 
+// What a failed statement means for its request. A taken lock, or a file that cannot be written
+// now (made read-only or immutable, the disk full, an I/O error), is the database being
+// unavailable: the client may try again later (503). Anything else is an error of the database
+// itself, a missing table say (500).
+Outcome failure_outcome(int code) {
+  if (is_busy(code)) return Outcome::kBusy;
+  switch (code & 0xff) {
+    case SQLITE_IOERR:
+    case SQLITE_FULL:
+    case SQLITE_READONLY:
+    case SQLITE_CANTOPEN:
+    case SQLITE_PERM:
+      return Outcome::kUnavailable;
+    default:
+      return Outcome::kFailed;
+  }
+}
+
 class SqliteDatabase final : public Database {
  public:
   SqliteDatabase(const std::string& path, double timeout_s, core::EventLoop& loop);
@@ -94,6 +112,7 @@ class SqliteDatabase final : public Database {
 
   char error_[256] = {};  // SQLite's message for the last failure, handed to on_done
   std::size_t error_len_ = 0;
+  int error_code_ = SQLITE_OK;  // and its (extended) code
 };
 
 SqliteDatabase::SqliteDatabase(const std::string& path, double timeout_s, core::EventLoop& loop)
@@ -143,6 +162,7 @@ int SqliteDatabase::run(sqlite3_stmt* statement) {
 }
 
 void SqliteDatabase::keep_error(int code) {
+  error_code_ = code;
   const char* message = sqlite3_errmsg(db_.get());
   if (message == nullptr) message = sqlite3_errstr(code);
   error_len_ = std::min(std::strlen(message), sizeof error_);
@@ -161,7 +181,7 @@ void SqliteDatabase::finish_read(sqlite3_stmt* statement, int code, Sink& sink) 
   roll_back();
   // A reader is kept out only in rare moments in WAL mode (another connection recovering the
   // WAL): the client may simply try again.
-  sink.on_done(is_busy(code) ? Outcome::kBusy : Outcome::kFailed, {error_, error_len_});
+  sink.on_done(failure_outcome(code), {error_, error_len_});
 }
 
 void SqliteDatabase::roll_back() {
@@ -242,7 +262,7 @@ void SqliteDatabase::write_worlds(std::span<const WorldRow> rows, Sink& sink) {
       sink.on_done(Outcome::kOk, {});
       return;
     case Attempt::kFailed:
-      sink.on_done(Outcome::kFailed, {error_, error_len_});
+      sink.on_done(failure_outcome(error_code_), {error_, error_len_});
       return;
     case Attempt::kLockTaken:
       retry_after_ = kFirstRetry;
@@ -295,7 +315,7 @@ void SqliteDatabase::on_timer(TimePoint now) {
     if (attempt == Attempt::kDone) {
       sink.on_done(Outcome::kOk, {});
     } else {
-      sink.on_done(Outcome::kFailed, {error_, error_len_});
+      sink.on_done(failure_outcome(error_code_), {error_, error_len_});
     }
   }
   // Still taken: those that waited their whole timeout give up; the rest try again a bit later.

@@ -18,6 +18,9 @@ struct ServerConfig {
   double idle_timeout_s = 60;    // a keep-alive connection may wait this long for its next request
   double drain_timeout_s = 5;    // graceful shutdown gives in-flight requests this long
   std::uint64_t max_body = 1024 * 1024;
+  // Listen on --port even when another server (of the same user) already does, sharing its
+  // SO_REUSEPORT group: the kernel spreads new connections over both. For rolling restarts.
+  bool share_port = false;
 };
 
 // Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and

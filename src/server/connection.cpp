@@ -331,9 +331,9 @@ void Connection::after_io() {
     arm(TimerKind::kHeader, true);  // each part of a body restarts its clock
   } else if (input_len_ > 0) {
     arm(TimerKind::kHeader, false);  // a partial head: the clock keeps running (slowloris)
-  } else if (ctx_->draining) {
-    arm(TimerKind::kDrainGrace, false);
   } else {
+    // Draining too: an idle connection stays open until its next request, answered with
+    // "Connection: close", or until the drain deadline (Worker::begin_drain says why).
     arm(TimerKind::kIdle, true);
   }
 }
@@ -366,10 +366,6 @@ void Connection::on_timeout() {
     return;
   }
   close();
-}
-
-void Connection::begin_drain() {
-  if (is_idle()) arm(TimerKind::kDrainGrace, true);
 }
 
 void Connection::close() {

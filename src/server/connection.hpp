@@ -31,7 +31,6 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
   // loop refuses, the connection closes at once (and goes back to its owner).
   void open(int fd, WorkerContext& context);
   void on_timeout();
-  void begin_drain();
   void close();
 
   [[nodiscard]] bool is_open() const { return transport_.is_open(); }

@@ -50,6 +50,7 @@ Server::Server(ServerConfig config, Router router, ExtensionFactory extension_fa
   core::ListenOptions options;
   options.host = config_.host;
   options.port = config_.port;
+  options.share_port = config_.share_port;
   std::vector<int> listeners;
   try {
     for (unsigned i = 0; i < config_.threads; ++i) {

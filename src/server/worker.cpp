@@ -68,8 +68,8 @@ void Worker::run() {
 core::Duration Worker::next_wait() const {
   const core::TimePoint now = ctx_.loop.now();
   core::TimePoint until = now + kMaxWait;
-  for (const core::TimerList* list : {&ctx_.header_timers, &ctx_.idle_timers, &ctx_.linger_timers,
-                                      &ctx_.drain_grace_timers}) {
+  for (const core::TimerList* list :
+       {&ctx_.header_timers, &ctx_.idle_timers, &ctx_.linger_timers}) {
     if (!list->empty()) until = std::min(until, list->next_deadline());
   }
   if (!accepting_ && !ctx_.draining) until = std::min(until, resume_at_);
@@ -84,7 +84,6 @@ void Worker::expire_timers() {
   ctx_.header_timers.expire(now, fire);
   ctx_.idle_timers.expire(now, fire);
   ctx_.linger_timers.expire(now, fire);
-  ctx_.drain_grace_timers.expire(now, fire);
 }
 
 void Worker::accept_ready() { accept_queued(kAcceptsPerWakeup); }
@@ -145,9 +144,11 @@ void Worker::begin_drain() {
     ::close(listen_fd_);
     listen_fd_ = -1;
   }
-  for (Connection& connection : connections_) {
-    if (connection.is_open()) connection.begin_drain();
-  }
+  // Idle keep-alive connections are not closed now: a client may be sending its next request
+  // this very moment, and a close racing with it loses that request (the client sees a reset or
+  // an early close after writing it, and cannot know whether it was processed). Each connection
+  // instead ends with its next answer, which says "Connection: close" (keep_alive() is false
+  // from here on); only those still idle at the drain deadline are closed, in run().
 }
 
 void Worker::close_all() {

@@ -27,8 +27,9 @@ class Worker final : private ConnectionOwner {
   // Serves until stopped; returns when every connection is closed. Throws std::system_error if
   // the event loop breaks (see EventLoop::run_once).
   void run();
-  // Thread-safe. Drain: stop accepting, finish what is in flight, close idle connections, return
-  // within the drain timeout. Force: close everything now.
+  // Thread-safe. Drain: stop accepting, answer every further request with "Connection: close",
+  // return once no connection is left or at the drain timeout (closing those still open).
+  // Force: close everything now.
   void request_stop(bool force);
 
  private:

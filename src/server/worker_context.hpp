@@ -33,13 +33,12 @@ class ConnectionOwner {
 // Parked requests' PendingReplies, recycled: none is allocated in steady state.
 using ReplyPool = PendingReply::Pool;
 
-enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger, kDrainGrace };
+enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger };
 
 struct WorkerContext {
   static constexpr std::size_t kReadBytes = 16 * 1024;   // one recv; also the partial-input block
   static constexpr std::size_t kBatchBytes = 64 * 1024;  // responses gathered for one send
   static constexpr core::Duration kLingerTime = std::chrono::seconds(2);
-  static constexpr core::Duration kDrainGrace = std::chrono::milliseconds(250);
 
   WorkerContext(const ServerConfig& cfg, const Router& rt)
       : config(cfg),
@@ -51,7 +50,6 @@ struct WorkerContext {
     switch (kind) {
       case TimerKind::kHeader: return header_timers;
       case TimerKind::kLinger: return linger_timers;
-      case TimerKind::kDrainGrace: return drain_grace_timers;
       default: return idle_timers;
     }
   }
@@ -69,7 +67,6 @@ struct WorkerContext {
   core::TimerList header_timers;
   core::TimerList idle_timers;
   core::TimerList linger_timers{kLingerTime};
-  core::TimerList drain_grace_timers{kDrainGrace};
   http::DateCache date;
   http::Request request;  // scratch for the parser: one request is parsed at a time per thread
   std::array<char, kReadBytes> read_buffer;

@@ -2,8 +2,9 @@
 headers and body (JSON parsed, fortunes' exact HTML), the clamping rules, /updates really written to
 the file (read back with Python's sqlite3), pipelining, writers from two worker threads contending
 for SQLite's one write lock (only 200 or 503, never a hang or a 500), the lock held by another
-process (503 with Retry-After after --db-timeout, 200 once it is free), `ringside db init` on a
-file, and files the server cannot use (exit 2, one line naming the file)."""
+process (503 with Retry-After after --db-timeout, 200 once it is free), the file made unwritable
+under a running server (503, then 200 again), `ringside db init` on a file, and files the server
+cannot use at start (exit 2, one line naming the file)."""
 import json
 import os
 import re
@@ -289,6 +290,51 @@ class WriteLockTest(unittest.TestCase):
                 holder.close()
                 sock.settimeout(60)
                 response = ResponseReader(sock).next()
+            self.assertEqual(response.status, 200, response.body)
+            rows = json.loads(response.body)
+            self.assertEqual(file_numbers(self.db_path, [row["id"] for row in rows]),
+                             {row["id"]: row["randomNumber"] for row in rows})
+
+
+def chattr(flag, *paths):
+    return subprocess.run(["chattr", flag, *paths], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, timeout=30).returncode == 0
+
+
+@unittest.skipUnless(shutil.which("chattr"), "chattr is not installed (scripts/setup installs it)")
+class UnwritableFileTest(unittest.TestCase):
+    """The filesystem refuses writes to the live database: the file and its WAL made immutable
+    (root ignores file modes; writes through the server's open descriptors then fail with EPERM,
+    as on a disk gone read-only or full). /updates gets 503 with Retry-After, not 500; reads go
+    on; writes succeed again once the files can be written."""
+
+    def setUp(self):
+        self.directory = tempfile.mkdtemp(prefix="ringside-sqlite-")
+        self.db_path = os.path.join(self.directory, "frozen.db")
+        self.frozen = []
+
+    def tearDown(self):
+        if self.frozen:
+            chattr("-i", *self.frozen)
+        shutil.rmtree(self.directory)
+
+    def test_an_immutable_file_gives_503_and_writes_resume_after(self):
+        with Server("--db", f"sqlite:{self.db_path}", threads=1) as server:
+            self.assertEqual(exchange(server, "/updates?queries=3")[0].status, 200)
+            files = [self.db_path, self.db_path + "-wal"]
+            if not chattr("+i", *files):
+                self.skipTest(f"chattr +i is not supported on {self.directory}'s filesystem")
+            self.frozen = files
+            for response in exchange(server, "/updates?queries=3", "/updates?queries=1"):
+                self.assertEqual(response.status, 503, response.body)
+                self.assertEqual(response.header("retry-after"), "1")
+                self.assertEqual(response.header("content-type"), JSON)
+                self.assertEqual(json.loads(response.body)["error"], "database unavailable")
+            for path in ("/db", "/users/3", "/fortunes", "/queries?queries=5"):
+                self.assertEqual(exchange(server, path)[0].status, 200, path)
+            self.assertTrue(chattr("-i", *files))
+            self.frozen = []
+            response = exchange(server, "/updates?queries=4")[0]
             self.assertEqual(response.status, 200, response.body)
             rows = json.loads(response.body)
             self.assertEqual(file_numbers(self.db_path, [row["id"] for row in rows]),

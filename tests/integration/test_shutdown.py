@@ -1,5 +1,7 @@
-"""Graceful shutdown: SIGTERM, SIGINT or SIGHUP stops accepting, finishes responses in flight, closes idle
-connections and exits 0 within --drain-timeout, with no request lost."""
+"""Graceful shutdown: SIGTERM, SIGINT or SIGHUP stops accepting, finishes responses in flight,
+answers each connection's next request with "Connection: close" (closing those still idle only at
+--drain-timeout) and exits 0 within it, with no request lost; and a rolling restart, a second server
+sharing the port with --reuse-port while the first drains, with no failed request."""
 import os
 import re
 import signal
@@ -9,7 +11,8 @@ import threading
 import time
 import unittest
 
-from ringside_testlib import ResponseReader, Server, accepts, get, needs_tools, wait_until
+from ringside_testlib import (ResponseReader, Server, accepts, get, needs_tools, run_load,
+                              wait_until)
 
 
 class KeepAliveClient(threading.Thread):
@@ -217,6 +220,81 @@ class DrainAcceptsTheWholeQueueTest(unittest.TestCase):
         output = subprocess.run(["ss", "-Hltn", f"( sport = :{port} )"], stdout=subprocess.PIPE,
                                 text=True, timeout=10).stdout
         return sum(int(line.split()[1]) for line in output.splitlines() if line.strip())
+
+
+class DrainKeepsIdleConnectionsTest(unittest.TestCase):
+    """A keep-alive connection idle when the drain begins: its client may be writing its next
+    request at that very moment, and a close racing with it loses the request (the client sees a
+    reset or a close after writing it). So the server keeps it open, answers that request with
+    "Connection: close", and closes the connections still idle only at --drain-timeout."""
+
+    def test_a_request_after_a_long_idle_during_the_drain_is_answered_with_close(self):
+        server = Server("--drain-timeout", "10", "--db", "none", threads=1)
+        with server:
+            sock = server.connect()
+            reader = ResponseReader(sock)
+            sock.sendall(get("/"))
+            self.assertEqual(reader.next().status, 200)
+            server.process.send_signal(signal.SIGTERM)
+            self.assertTrue(wait_until(lambda: not accepts(server.port), 5))
+            time.sleep(1.0)  # test input: idle well past the 250 ms the drain used to allow
+            try:
+                sock.sendall(get("/"))
+                response = reader.next()
+            except OSError as error:
+                self.fail(f"the idle connection was closed during the drain: {error!r}")
+            self.assertEqual(response.status, 200)
+            self.assertEqual(response.header("connection"), "close")
+            self.assertTrue(reader.closed_within(5))
+            sock.close()
+            # Its last connection gone, the server exits without waiting for the drain timeout.
+            started = time.monotonic()
+            server.process.wait(timeout=15)
+            self.assertLess(time.monotonic() - started, 5)
+            self.assertEqual(server.process.returncode, 0)
+
+
+class RollingRestartTest(unittest.TestCase):
+    """`--reuse-port` starts a second server on the first one's port (one SO_REUSEPORT group);
+    SIGTERM to the first under keep-alive load then fails no request: its clients get
+    "Connection: close" and reconnect to the second. (New connections completing their handshake
+    on the old listener in the instant between its last accept and its close are the kernel's to
+    reset unless net.ipv4.tcp_migrate_req is 1: the torture suite's rolling-restart attack covers
+    connection churn in a network namespace where it is.)"""
+
+    @needs_tools("ss")
+    def test_sigterm_to_the_old_server_under_keep_alive_load_fails_no_request(self):
+        old = Server("--drain-timeout", "5", "--db", "none", threads=1)
+        with old:
+            new = Server("--drain-timeout", "5", "--db", "none", "--reuse-port", threads=1)
+            new.args[new.args.index("--port") + 1] = str(old.port)
+            with new:
+                self.assertEqual(new.port, old.port)
+                outcome = {}
+
+                def load():
+                    outcome["result"] = run_load("-c", "32", "-t", "1", "-d", "4s", "--timeout",
+                                                 "5s", old.url("/"), timeout=60)
+                loader = threading.Thread(target=load)
+                loader.start()
+                self.assertTrue(wait_until(
+                    lambda: ShutdownTest.established_connections(old.port) >= 32, 20))
+                old.process.send_signal(signal.SIGTERM)
+                old.process.wait(timeout=15)
+                loader.join(90)
+                self.assertEqual(old.process.returncode, 0)
+                result = outcome["result"]
+                self.assertEqual(result.returncode, 0, result.stderr)
+                self.assertEqual(result.doc["requests"]["failed"], 0, result.doc["errors"])
+                self.assertEqual(set(result.doc["status"]["codes"]), {"200"})
+                self.assertIsNone(new.process.poll(), "the new server stopped")
+
+    def test_without_reuse_port_a_busy_port_is_refused(self):
+        with Server("--db", "none", threads=1) as old:
+            result = subprocess.run([old.args[0], "serve", "--port", str(old.port), "--db", "none"],
+                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, timeout=60)
+            self.assertEqual(result.returncode, 1)
+            self.assertIn(b"--reuse-port", result.stderr)
 
 
 if __name__ == "__main__":

@@ -202,6 +202,16 @@ TEST(ListenTcp, JoiningOurOwnGroupSharesThePort) {
   EXPECT_EQ(local_port(second.fd), options.port);
 }
 
+// A rolling restart: the new server asks to share the port the old one listens on.
+TEST(ListenTcp, SharePortJoinsAnotherServersGroup) {
+  Fd first(listen_tcp(ListenOptions{}));
+  ListenOptions options;
+  options.port = local_port(first.fd);
+  options.share_port = true;
+  Fd second(listen_tcp(options));
+  EXPECT_EQ(local_port(second.fd), options.port);
+}
+
 TEST(ListenTcp, HostThatIsNotAnAddressNamesTheFlag) {
   ListenOptions options;
   options.host = "example.com";
