@@ -2,10 +2,10 @@
 connections a round, 500 in the short mode) while a normal load runs (50 keep-alive connections
 at a constant 5,000 requests/s, latency corrected for coordinated omission). The normal load is
 first measured alone for the same length (the baseline); under each slow mode it must keep >= 90%
-of the baseline's requests/s with its p99 under 10 ms. The server runs with
-2 s header and idle timeouts: the slow connections must be cut there, and the server's descriptors
-must return to their count before the attack while the slow clients still hold their ends (or
-after slowhttptest itself reported every connection closed). nginx, with the same timeouts, takes
+of the baseline's requests/s with its p99 under 10 ms. The server runs with 2 s header and idle
+timeouts: the slow connections must be cut there, and the server's descriptors must return to
+their count before the attack while the slow clients still hold their ends (or after slowhttptest
+itself reported every connection closed). nginx, with the same timeouts, takes
 the same attack in the full mode; its figures are a note.
 
 A new slowhttptest round starts every ROUND_S while the load runs, because one round's
@@ -33,8 +33,10 @@ ROUND_S = 4
 LOAD_CONNECTIONS = 50
 LOAD_RATE = 5000
 ATTACKER_NICE = 10
-# slowhttptest's arguments per mode. Each follow-up comes later than the server's timeout, except
-# for slow headers: a byte a second there shows that progress does not extend the head's deadline.
+# slowhttptest's arguments per mode. Slow headers: a header line a second, since progress must
+# not extend the head's deadline. Slow body: a part every 3 s, past the deadline each part
+# restarts. Slow read: ten pipelined requests read a few bytes a second; their answers fit the
+# server's socket buffer, so on its side the connection is idle and the idle timeout ends it.
 MODES = (
     ("headers", ["-H", "-i", "1"]),
     ("body", ["-B", "-i", "3"]),
@@ -83,10 +85,10 @@ def attack(ctx, server, mode, flags, seconds, connections, fds_before, label):
         if not load.alive():
             return True
         if len(attackers) * ROUND_S <= time.monotonic() - started:
-            attackers.append(ctx.spawn(
-                ["nice", "-n", ATTACKER_NICE, "slowhttptest", *flags, "-c", connections, "-r", 5000, "-l", length, "-p", 3,
-                 "-u", server.url("/")], name=f"slowhttptest-{label}-{mode}-{len(attackers)}",
-                core=ctx.load_core))
+            argv = ["nice", "-n", ATTACKER_NICE, "slowhttptest", *flags, "-c", connections,
+                    "-r", 5000, "-l", length, "-p", 3, "-u", server.url("/")]
+            attackers.append(ctx.spawn(argv, name=f"slowhttptest-{label}-{mode}-{len(attackers)}",
+                                       core=ctx.load_core))
         return False
 
     wait_until(tick, seconds + 60, interval=0.1)
