@@ -7,7 +7,7 @@ import select
 import time
 import unittest
 
-from ringside_testlib import ResponseReader, Server, get, wait_until
+from ringside_testlib import BIN, ResponseReader, Server, get, wait_until
 
 
 class TimeoutTest(unittest.TestCase):
@@ -83,6 +83,14 @@ class DescriptorShortageTest(unittest.TestCase):
                           rb"(?:, (\d+) more times since the last such line)?;")
 
     def test_running_out_of_descriptors_is_logged_once_a_second_and_service_recovers(self):
+        with open(BIN, "rb") as f:
+            sanitized = b"__ubsan_handle_dynamic_type_cache_miss" in f.read()
+        if sanitized:
+            # UBSan's vptr check probes memory through a pipe it opens on the spot; with every
+            # descriptor taken it cannot, reports "invalid vptr" and the server exits. The release
+            # build runs this test (and the torture suite's connection-storms attack).
+            self.skipTest("needs descriptors the sanitizer runtime takes: release build only")
+
         def low_file_limit():
             resource.setrlimit(resource.RLIMIT_NOFILE, (self.FILE_LIMIT, self.FILE_LIMIT))
 
