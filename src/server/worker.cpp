@@ -3,8 +3,11 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <cstdint>
 #include <cstdio>
+#include <cstring>
 #include <ctime>
 #include <limits>
 
@@ -16,6 +19,51 @@ namespace {
 constexpr std::size_t kAcceptsPerWakeup = 64;
 constexpr auto kAcceptPause = std::chrono::milliseconds(100);
 constexpr auto kMaxWait = std::chrono::seconds(1);
+constexpr auto kShortageLogInterval = std::chrono::seconds(1);
+
+const char* errno_name(int error) {
+  switch (error) {
+    case EMFILE: return "EMFILE";
+    case ENFILE: return "ENFILE";
+    case ENOBUFS: return "ENOBUFS";
+    case ENOMEM: return "ENOMEM";
+    default: return "?";
+  }
+}
+
+// Out of descriptors (or kernel memory), every worker retries accept() each kAcceptPause for as
+// long as the shortage lasts. One line a second at most for the whole process, not per worker,
+// counting the repeats it stands for: the log says what happened without flooding. This and
+// ConnectionSlots are all that workers share, and this only on the error path.
+class ShortageLog {
+ public:
+  void report(int error, core::TimePoint now) {
+    using Ticks = core::Duration::rep;
+    const Ticks ticks = now.time_since_epoch().count();
+    Ticks next = next_line_.load(std::memory_order_relaxed);
+    const Ticks after = ticks + core::Duration(kShortageLogInterval).count();
+    if (ticks < next || !next_line_.compare_exchange_strong(next, after)) {
+      repeats_.fetch_add(1, std::memory_order_relaxed);
+      return;
+    }
+    char repeated[64] = "";
+    if (const std::uint64_t repeats = repeats_.exchange(0); repeats > 0) {
+      std::snprintf(repeated, sizeof repeated, ", %llu more times since the last such line",
+                    static_cast<unsigned long long>(repeats));
+    }
+    std::fprintf(stderr,
+                 "ringside serve: warning: cannot accept connections: %s (%s)%s; open connections "
+                 "are still served and new ones wait in the listen queue: raise 'ulimit -n' or "
+                 "lower --max-connections\n",
+                 std::strerror(error), errno_name(error), repeated);
+  }
+
+ private:
+  std::atomic<core::Duration::rep> next_line_{std::numeric_limits<core::Duration::rep>::min()};
+  std::atomic<std::uint64_t> repeats_{0};
+};
+
+ShortageLog shortage_log;
 
 }  // namespace
 
@@ -106,6 +154,7 @@ void Worker::accept_queued(std::size_t limit) {
       if (error == EINTR || error == ECONNABORTED) continue;
       if (error == EMFILE || error == ENFILE || error == ENOBUFS || error == ENOMEM) {
         // Out of descriptors: keep serving the open connections and try again shortly.
+        shortage_log.report(error, ctx_.loop.now());
         pause_accepting(false);
       }
       return;
