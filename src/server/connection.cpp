@@ -176,7 +176,15 @@ void Connection::write_reply(http::OutBuffer& batch) {
 
 void Connection::write_error(http::RequestError error, http::OutBuffer& batch) {
   http::ErrorDescription description = http::describe(error);
+  const bool answered_already = phase_ == Phase::kBody && reply_.deferred && queued_ == 0;
   phase_ = Phase::kHead;
+  if (answered_already) {
+    // A parked route answered this request before its body had all arrived, and the body then
+    // failed (stalled, or bad chunk framing): a second response would answer nothing the client
+    // asked. End the connection after what was sent.
+    close_after_output_ = true;
+    return;
+  }
   if (queued_ > 0) {
     // Behind a parked request the error waits its turn too; it ends the connection after it.
     reply_keep_alive_ = reply_head_only_ = reply_http10_ = false;

@@ -323,5 +323,40 @@ TEST_F(ConnectionTest, AMalformedRequestBehindAParkedOneIsAnsweredAfterIt) {
   EXPECT_EQ(received.find("HTTP/1.1 400 "), received.find("late a") + 6);
 }
 
+// A parked route may answer before the request's body has all arrived (RFC 9110 allows answering
+// before the body is read); the rest of the body is still read and discarded, so the next request
+// is framed where it begins.
+TEST_F(ConnectionTest, AnAnswerBeforeTheBodyEndsStillReadsTheBodyThenTheNextRequest) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  answer(g_parked[0]);
+  turns(5);
+  EXPECT_EQ(bodies(), std::vector<std::string>{"late a"});
+  send("789GET / HTTP/1.1\r\nHost: x\r\n\r\n");
+  turns(5);
+  EXPECT_EQ(bodies(), (std::vector<std::string>{"late a", "Hello World!"}));
+}
+
+// If that body then stalls, the connection ends without a 408: the request had its answer, and a
+// second response would answer nothing the client asked (found by the connection fuzz target).
+TEST_F(ConnectionTest, ABodyThatStallsAfterItsRequestWasAnsweredEndsWithoutASecondResponse) {
+  send("GET /later/a HTTP/1.1\r\nHost: x\r\nContent-Length: 10\r\n\r\n0123456");
+  turns(5);
+  ASSERT_EQ(g_parked.size(), 1u);
+  answer(g_parked[0]);
+  turns(5);
+  ASSERT_EQ(bodies(), std::vector<std::string>{"late a"});
+  int fired = 0;
+  context.header_timers.expire(context.loop.now() + std::chrono::hours(1), [&](core::TimerNode& node) {
+    ++fired;
+    static_cast<Connection&>(node).on_timeout();
+  });
+  ASSERT_EQ(fired, 1) << "the body's clock was not running";
+  ::shutdown(client, SHUT_WR);
+  ASSERT_TRUE(run_until_eof());
+  EXPECT_EQ(count("HTTP/1.1 "), 1u) << received;
+}
+
 }  // namespace
 }  // namespace ringside::server
