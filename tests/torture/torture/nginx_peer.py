@@ -1,6 +1,7 @@
-"""nginx answering "Hello World!" like `ringside serve`'s /, to put its figures beside ringside's on
-the same attack: one process (master_process off, so its peak RSS is the whole server's), pinned
-to the server core, everything it writes under the attack's scratch directory."""
+"""nginx beside ringside on the same attack: one process (master_process off, so its peak RSS is
+the whole server's), one worker, everything it writes under the attack's scratch directory. By
+default it answers "Hello World!" like `ringside serve`'s /; an attack may give its own server
+blocks (attack 4's proxies every request to a second block of the same nginx, to read bodies)."""
 import os
 import socket
 
@@ -29,6 +30,11 @@ http {{
     uwsgi_temp_path {scratch}/nginx-uwsgi;
     scgi_temp_path {scratch}/nginx-scgi;
 {directives}
+{servers}
+}}
+"""
+
+HELLO_SERVER = """\
     server {{
         listen 127.0.0.1:{port} backlog=65535;
         location / {{
@@ -36,7 +42,6 @@ http {{
             return 200 "Hello World!";
         }}
     }}
-}}
 """
 
 
@@ -55,23 +60,33 @@ def accepts(port):
         return False
 
 
-def start_nginx(ctx, *, worker_connections, directives=(), name="nginx", start_timeout=20.0):
-    """Starts nginx with `directives` (lines for its http block, e.g. timeouts) and waits
-    (bounded) until it accepts connections; returns a Served with its port."""
+def start_nginx(ctx, *, worker_connections=8192, directives=(), servers=HELLO_SERVER,
+                name="nginx", core="server", start_timeout=20.0):
+    """Starts nginx with `directives` (lines for its http block, e.g. timeouts) and `servers` (its
+    server blocks, formatted with {port} and {scratch}), pinned to the server core unless core is
+    None, and waits (bounded) until it accepts connections; returns a Served with its port. A port
+    taken between choosing it and nginx binding it gets another try."""
     ctx.need_tools("nginx")
-    port = free_port()
-    path = os.path.join(ctx.scratch, f"{name}.conf")
-    with open(path, "w") as f:
-        f.write(CONFIG.format(scratch=ctx.scratch, port=port, worker_connections=worker_connections,
-                              open_files=worker_connections + 1024,
-                              directives="".join(f"    {line};\n" for line in directives)))
-    child = ctx.spawn(["nginx", "-e", "stderr", "-p", ctx.scratch, "-c", path], name=name,
-                      core=ctx.server_core)
-    served = Served(child.name, child.argv, child.process, child.out_path, child.err_path)
-    ctx.children[-1] = served
-    if not wait_until(lambda: accepts(port) or not served.alive(), start_timeout) or \
-            not served.alive():
-        raise AttackError(f"nginx did not start within {start_timeout:.0f}s "
-                          f"(exit {served.process.poll()}): {served.errors()[-500:]}")
-    served.port = port
-    return served
+    if core == "server":
+        core = ctx.server_core
+    served = None
+    for _ in range(3):
+        port = free_port()
+        path = os.path.join(ctx.scratch, f"{name}.conf")
+        with open(path, "w") as f:
+            f.write(CONFIG.format(
+                scratch=ctx.scratch, worker_connections=worker_connections,
+                open_files=worker_connections + 1024,
+                directives="".join(f"    {line};\n" for line in directives),
+                servers=servers.format(port=port, scratch=ctx.scratch)))
+        child = ctx.spawn(["nginx", "-e", "stderr", "-p", ctx.scratch, "-c", path], name=name,
+                          core=core)
+        served = Served(child.name, child.argv, child.process, child.out_path, child.err_path)
+        ctx.children[-1] = served
+        if wait_until(lambda: accepts(port) or not served.alive(), start_timeout) and \
+                served.alive():
+            served.port = port
+            return served
+        served.stop()
+    raise AttackError(f"nginx did not start within {start_timeout:.0f}s "
+                      f"(exit {served.process.poll()}): {served.errors()[-500:]}")

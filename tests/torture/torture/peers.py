@@ -9,34 +9,13 @@ upstream), to a second server block of the same nginx listening on a Unix socket
 200. The front block's answers are what the client sees; the upstream block only makes them 200.
 """
 import os
-import socket
 import subprocess
 
+from . import nginx_peer
 from .framework import AttackError, wait_until
 
-NGINX_CONF = """\
-daemon off;
-master_process off;
-worker_processes 1;
-pid {scratch}/nginx.pid;
-error_log {scratch}/nginx-error.log error;
-
-events {{
-    worker_connections 8192;
-}}
-
-http {{
-    access_log off;
-    server_tokens off;
-    keepalive_timeout 30s;
-    keepalive_requests 100000;
-    client_max_body_size 1m;
-    client_body_temp_path {scratch}/nginx-client-body;
-    proxy_temp_path {scratch}/nginx-proxy;
-    fastcgi_temp_path {scratch}/nginx-fastcgi;
-    uwsgi_temp_path {scratch}/nginx-uwsgi;
-    scgi_temp_path {scratch}/nginx-scgi;
-
+# nginx's server blocks: the front one proxies to the second over a Unix socket (see above).
+NGINX_SERVERS = """\
     server {{
         listen 127.0.0.1:{port} backlog=4096;
         location / {{
@@ -54,8 +33,8 @@ http {{
             return 200 "ok\\n";
         }}
     }}
-}}
 """
+NGINX_DIRECTIVES = ("keepalive_timeout 30s", "client_max_body_size 1m")
 
 NODE_SERVER = """\
 // node:http answering 200 to every request it accepts, once it has read its body to the end.
@@ -112,39 +91,14 @@ server.listen(0, '127.0.0.1', 4096, () => {
 """
 
 
-def free_port():
-    """A port nothing listens on now (nginx needs its port in its configuration file)."""
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def answers(port):
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=2) as s:
-            s.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            s.settimeout(2)
-            return s.recv(64).startswith(b"HTTP/1.1 200")
-    except OSError:
-        return False
-
-
 def start_nginx(ctx):
-    """Starts nginx (one worker); returns (child, port)."""
-    ctx.need_tools("nginx")
-    for attempt in range(3):
-        port = free_port()
-        conf = os.path.join(ctx.scratch, "nginx.conf")
-        with open(conf, "w") as f:
-            f.write(NGINX_CONF.format(scratch=ctx.scratch, port=port))
-        socket_path = os.path.join(ctx.scratch, "nginx-upstream.sock")
-        if os.path.exists(socket_path):
-            os.unlink(socket_path)
-        child = ctx.spawn(["nginx", "-c", conf, "-p", ctx.scratch], name="nginx")
-        if wait_until(lambda: answers(port) or not child.alive(), 20) and child.alive():
-            return child, port
-        child.stop()
-    raise AttackError(f"nginx did not start: {child.errors()[-400:]}")
+    """Starts nginx (one worker, unpinned); returns (child, port)."""
+    socket_path = os.path.join(ctx.scratch, "nginx-upstream.sock")
+    if os.path.exists(socket_path):
+        os.unlink(socket_path)
+    served = nginx_peer.start_nginx(ctx, directives=NGINX_DIRECTIVES, servers=NGINX_SERVERS,
+                                    core=None)
+    return served, served.port
 
 
 def start_node(ctx):
