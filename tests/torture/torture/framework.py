@@ -11,9 +11,14 @@ import os
 import re
 import shutil
 import signal
+import socket
 import subprocess
 import sys
 import time
+
+# The integration tests' helpers (bounded waits, raw HTTP) serve the attacks too.
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "integration"))
+from ringside_testlib import accepts, wait_until  # noqa: E402,F401  (wait_until: the suite's only wait)
 
 TAG_VARIABLE = "RINGSIDE_TORTURE"
 LISTENING = re.compile(rb"listening on http://\S+:(\d+) ")
@@ -22,17 +27,6 @@ LISTENING = re.compile(rb"listening on http://\S+:(\d+) ")
 class AttackError(Exception):
     """An attack cannot go on (a tool is missing, a server did not start): the attack fails with
     this message, and the runner goes on to the next one."""
-
-
-def wait_until(predicate, timeout, interval=0.02):
-    """Polls predicate until it returns something true or timeout seconds pass; returns its last
-    value. The suite's only way to wait: bounded, on a condition, never a bare sleep."""
-    deadline = time.monotonic() + timeout
-    while True:
-        value = predicate()
-        if value or time.monotonic() >= deadline:
-            return value
-        time.sleep(interval)
 
 
 @dataclasses.dataclass
@@ -192,16 +186,7 @@ class Context:
         if core == "load":
             core = self.load_core
         child = self.spawn([bin or self.bin, "load", "--json", *args], name=name, core=core)
-        code = child.wait(timeout)
-        if code is None:
-            kill_group(child.pid)
-            child.wait(10)
-            raise AttackError(f"ringside load {' '.join(map(str, args))} ran past {timeout:.0f}s")
-        try:
-            return code, json.loads(child.output())
-        except ValueError:
-            raise AttackError(f"ringside load exited {code} without a JSON report: "
-                              f"{child.errors()[-500:]}") from None
+        return load_report(child, timeout)
 
     def cleanup(self):
         """Stops every child still running (SIGTERM to the group, then SIGKILL); returns the
@@ -225,6 +210,37 @@ class Context:
             except ProcessLookupError:
                 pass
         return leftovers
+
+
+def load_report(child, timeout):
+    """Waits (bounded) for a `ringside load --json` child; returns (exit code, parsed JSON)."""
+    code = child.wait(timeout)
+    if code is None:
+        kill_group(child.pid)
+        child.wait(10)
+        raise AttackError(f"{child.name} ran past {timeout:.0f}s: {' '.join(child.argv)}")
+    try:
+        return code, json.loads(child.output())
+    except ValueError:
+        raise AttackError(f"{child.name} exited {code} without a JSON report: "
+                          f"{child.errors()[-500:]}") from None
+
+
+def get_status(port, path="/", timeout=5.0):
+    """One GET on a new connection to 127.0.0.1:port; its status code, or None."""
+    request = f"GET {path} HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n".encode()
+    data = b""
+    try:
+        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
+            sock.sendall(request)
+            while b"\r\n" not in data:
+                chunk = sock.recv(4096)
+                if not chunk:
+                    break
+                data += chunk
+    except OSError:
+        return None
+    return int(data[9:12]) if data.startswith(b"HTTP/1.1 ") and len(data) >= 12 else None
 
 
 # -- process figures -------------------------------------------------------------------------

@@ -5,7 +5,7 @@ blocks (attack 4's proxies every request to a second block of the same nginx, to
 import os
 import socket
 
-from .framework import AttackError, Served, wait_until
+from .framework import AttackError, Served, accepts, wait_until
 
 CONFIG = """\
 daemon off;
@@ -50,14 +50,6 @@ def free_port():
     with socket.socket() as s:
         s.bind(("127.0.0.1", 0))
         return s.getsockname()[1]
-
-
-def accepts(port):
-    try:
-        socket.create_connection(("127.0.0.1", port), timeout=1).close()
-        return True
-    except OSError:
-        return False
 
 
 def start_nginx(ctx, *, worker_connections=8192, directives=(), servers=HELLO_SERVER,

@@ -27,7 +27,7 @@ import subprocess
 import threading
 import time
 
-from ..framework import AttackError, wait_until
+from ..framework import AttackError, get_status, wait_until
 
 NUMBER = 5
 NAME = "database-outage"
@@ -52,23 +52,9 @@ class Probe(threading.Thread):
         self.port, self.path = port, path
         self.answers = []
         self.halt = threading.Event()
-        self.request = (f"GET {path} HTTP/1.1\r\nHost: probe\r\nConnection: close\r\n\r\n").encode()
 
     def one(self):
-        try:
-            with socket.create_connection(("127.0.0.1", self.port), timeout=10) as sock:
-                sock.sendall(self.request)
-                data = b""
-                while b"\r\n" not in data:
-                    chunk = sock.recv(4096)
-                    if not chunk:
-                        break
-                    data += chunk
-            if data.startswith(b"HTTP/1.1 ") and len(data) >= 12:
-                return int(data[9:12])
-        except OSError:
-            pass
-        return None
+        return get_status(self.port, self.path, timeout=10)
 
     def run(self):
         while not self.halt.is_set():

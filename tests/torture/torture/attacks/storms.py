@@ -11,7 +11,7 @@ import socket
 import time
 
 from ..background_load import error_count, load_report, start_load
-from ..framework import fd_count, wait_until
+from ..framework import fd_count, get_status, wait_until
 
 NUMBER = 7
 NAME = "connection-storms"
@@ -24,22 +24,6 @@ STARVED_CONNECTIONS = 1000
 FD_MARGIN = 2
 SHORTAGE_LINE = re.compile(r"cannot accept connections: [^;]*?"
                            r"(?:, (\d+) more times since the last such line)?;")
-
-
-def get_status(port, timeout=5.0):
-    """One GET on a new connection; its status code, or None."""
-    try:
-        with socket.create_connection(("127.0.0.1", port), timeout=timeout) as sock:
-            sock.sendall(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
-            data = b""
-            while b"\r\n" not in data:
-                chunk = sock.recv(4096)
-                if not chunk:
-                    break
-                data += chunk
-    except OSError:
-        return None
-    return int(data[9:12]) if data.startswith(b"HTTP/1.1 ") and len(data) >= 12 else None
 
 
 def storm(ctx, result):
