@@ -1,8 +1,11 @@
-// How long the SQLite backend holds a worker's loop, per route's database work, on a seeded file
+// How long the SQLite backend's calls hold its thread, per route's database work, on a seeded file
 // (WAL, synchronous=NORMAL, as `ringside serve` runs it): find_user (/users/:id), one world row
 // (/db), 20 rows (/queries?queries=20), the fortunes, and /updates?queries=20's reads plus its
 // batched write. Each reports p50, p99 and max per operation (a WAL checkpoint now and then lands
 // in some write), and each of our choices is measured next to the peer it was chosen over:
+//   - find_user asked from a loop, handed to the worker's SQLite thread and answered back through
+//     the loop (what one request alone pays for running SQLite off the loop) against the call
+//     itself;
 //   - the write: one transaction of per-row prepared UPDATEs (ours) against one UPDATE ... FROM
 //     json_each(?) statement over the rows as a JSON array;
 //   - 20 reads: one read transaction around them (ours) against autocommit per read, where each
@@ -23,6 +26,7 @@
 #include <vector>
 
 #include "core/event_loop.hpp"
+#include "db/sqlite_connection.hpp"
 #include "db/sqlite_database.hpp"
 
 namespace {
@@ -107,21 +111,21 @@ void timed(benchmark::State& state, Operation operation) {
   state.counters["max_us"] = samples.back();
 }
 
+// One SQLite thread's connection, called directly: the time each operation holds that thread.
 struct Fixture {
-  core::EventLoop loop;
-  std::unique_ptr<db::Database> database;
+  db::sqlite::SqliteConnection connection{seeded().path()};
   std::uint64_t random = 42;
-  Fixture() {
-    loop.refresh_now();
-    database = db::open_sqlite_database(seeded().path(), 5, loop);
-  }
 };
+
+void write_or_abort(db::sqlite::SqliteConnection& connection, std::span<const db::WorldRow> rows) {
+  if (connection.try_write(rows) != db::sqlite::WriteAttempt::kDone) std::abort();
+}
 
 void BM_FindUser(benchmark::State& state) {
   Fixture f;
   Discard sink;
   timed(state, [&] {
-    f.database->find_user(static_cast<std::int64_t>(next_random(f.random) % 10'000) + 1, sink);
+    f.connection.find_user(static_cast<std::int64_t>(next_random(f.random) % 10'000) + 1, sink);
   });
 }
 
@@ -130,7 +134,7 @@ void BM_OneWorld(benchmark::State& state) {
   Discard sink;
   timed(state, [&] {
     const std::int32_t id = static_cast<std::int32_t>(next_random(f.random) % 10'000) + 1;
-    f.database->read_worlds({&id, 1}, sink);
+    f.connection.read_worlds({&id, 1}, sink);
   });
 }
 
@@ -140,14 +144,14 @@ void BM_TwentyWorlds(benchmark::State& state) {
   std::array<std::int32_t, kRows> ids{};
   timed(state, [&] {
     pick_ids(f.random, ids);
-    f.database->read_worlds(ids, sink);
+    f.connection.read_worlds(ids, sink);
   });
 }
 
 void BM_Fortunes(benchmark::State& state) {
   Fixture f;
   Discard sink;
-  timed(state, [&] { f.database->read_fortunes(sink); });
+  timed(state, [&] { f.connection.read_fortunes(sink); });
 }
 
 // /updates?queries=20's database work: the 20 reads, then the write, as the route runs them.
@@ -158,11 +162,11 @@ void BM_UpdateTwenty(benchmark::State& state) {
   std::array<db::WorldRow, kRows> rows{};
   timed(state, [&] {
     pick_ids(f.random, ids);
-    f.database->read_worlds(ids, sink);
+    f.connection.read_worlds(ids, sink);
     for (int i = 0; i < kRows; ++i) {
       rows[i] = {ids[i], static_cast<std::int32_t>(next_random(f.random) % 10'000) + 1};
     }
-    f.database->write_worlds(rows, sink);
+    write_or_abort(f.connection, rows);
   });
 }
 
@@ -237,7 +241,34 @@ void BM_PeerUpdateTwentyAsOneJsonStatement(benchmark::State& state) {
   sqlite3_finalize(update);
 }
 
+// The same find_user through the worker's side: asked on a loop, handed to the SQLite reader
+// thread at the end of the turn, answered back through the loop's eventfd.
+class Counted final : public db::Sink {
+ public:
+  void on_user(const db::UserRow& row) override { benchmark::DoNotOptimize(row.name.data()); }
+  void on_done(db::Outcome outcome, std::string_view) override {
+    if (outcome != db::Outcome::kOk) std::abort();
+    ++done;
+  }
+  std::uint64_t done = 0;
+};
+
+void BM_FindUserThroughItsThread(benchmark::State& state) {
+  core::EventLoop loop;
+  loop.refresh_now();
+  auto database = db::open_sqlite_database(seeded().path(), 5, loop);
+  Counted sink;
+  std::uint64_t random = 42;
+  timed(state, [&] {
+    const std::uint64_t before = sink.done;
+    database->find_user(static_cast<std::int64_t>(next_random(random) % 10'000) + 1, sink);
+    database->after_events();
+    while (sink.done == before) loop.run_once(std::chrono::milliseconds(100));
+  });
+}
+
 BENCHMARK(BM_FindUser);
+BENCHMARK(BM_FindUserThroughItsThread);
 BENCHMARK(BM_OneWorld);
 BENCHMARK(BM_TwentyWorlds);
 BENCHMARK(BM_PeerTwentyWorldsInAutocommit);
@@ -253,6 +284,7 @@ class RatioReporter : public benchmark::ConsoleReporter {
     ConsoleReporter::ReportRuns(runs);
   }
   void print_ratios() const {
+    print("BM_FindUserThroughItsThread", "BM_FindUser");
     print("BM_TwentyWorlds", "BM_PeerTwentyWorldsInAutocommit");
     print("BM_UpdateTwenty", "BM_PeerUpdateTwentyAsOneJsonStatement");
   }

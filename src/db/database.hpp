@@ -1,7 +1,8 @@
 // One worker's access to the application database, whatever the backend: the four operations
-// the database routes need, answered through a Sink on the worker's own thread. An answer may
-// come before the call returns (SQLite runs in the caller's thread) or on a later turn of the
-// worker's loop (PostgreSQL, pipelined). Nothing here blocks on the network or another thread.
+// the database routes need, answered through a Sink on the worker's own thread, usually on a later
+// turn of the worker's loop (PostgreSQL pipelined on the loop; SQLite run by threads of its own),
+// sometimes before the call returns (a failure known at once). Nothing here blocks the loop: not
+// on the network, the disk, or another thread.
 //
 //   class UserCall : public db::Sink {
 //     void on_user(const db::UserRow& row) override { ...copy what is needed... }

@@ -1,58 +1,24 @@
 #include "db/sqlite_database.hpp"
 
-#include <algorithm>
-#include <cstring>
 #include <deque>
 
-#include "db/sqlite_checkpointer.hpp"
-#include "db/sqlite_schema.hpp"
+#include "core/waker.hpp"
+#include "db/sqlite_job.hpp"
+#include "db/sqlite_thread.hpp"
 
 namespace ringside::db {
 namespace {
 
-using core::Duration;
 using core::TimePoint;
-using namespace std::chrono_literals;
+using sqlite::Job;
+using sqlite::JobList;
+using sqlite::SqliteThread;
 
-// A writer that finds the write lock taken tries again on a later loop turn, after 1 ms, then
-// 2 ms, then every 4 ms: soon enough that a lock held for a statement or two costs little, seldom
-// enough that a long holder (`ringside db init`, a backup) does not spin the loop.
-constexpr Duration kFirstRetry = 1ms;
-constexpr Duration kMaxRetry = 4ms;
-
-constexpr const char* kSelectUser = "SELECT id, name, email, created_at FROM users WHERE id = ?1";
-constexpr const char* kSelectWorld = "SELECT id, randomnumber FROM world WHERE id = ?1";
-constexpr const char* kSelectFortunes = "SELECT id, message FROM fortune";
-constexpr const char* kUpdateWorld = "UPDATE world SET randomnumber = ?1 WHERE id = ?2";
-
-std::string_view text_column(sqlite3_stmt* statement, int column) {
-  const auto* text = reinterpret_cast<const char*>(sqlite3_column_text(statement, column));
-  if (text == nullptr) return {};
-  return {text, static_cast<std::size_t>(sqlite3_column_bytes(statement, column))};
-}
-
-bool is_busy(int code) {
-  return (code & 0xff) == SQLITE_BUSY || (code & 0xff) == SQLITE_LOCKED;
-}
-
-// What a failed statement means for its request. A taken lock, or a file that cannot be written
-// now (made read-only or immutable, the disk full, an I/O error), is the database being
-// unavailable: the client may try again later (503). Anything else is an error of the database
-// itself, a missing table say (500).
-Outcome failure_outcome(int code) {
-  if (is_busy(code)) return Outcome::kBusy;
-  switch (code & 0xff) {
-    case SQLITE_IOERR:
-    case SQLITE_FULL:
-    case SQLITE_READONLY:
-    case SQLITE_CANTOPEN:
-    case SQLITE_PERM:
-      return Outcome::kUnavailable;
-    default:
-      return Outcome::kFailed;
-  }
-}
-
+// A worker's SQLite database, as its loop sees it: every operation becomes a pooled Job, the jobs
+// of one loop turn go to the worker's reader or writer thread in one hand-over (after_events), and
+// the threads' answers come back through an eventfd the loop watches. The loop keeps each job's
+// deadline: a job unanswered when --db-timeout passes is answered at once (503) and abandoned, so
+// a thread stuck in the disk or in SQLite costs its requests their timeout, never the loop.
 class SqliteDatabase final : public Database {
  public:
   SqliteDatabase(const std::string& path, double timeout_s, core::EventLoop& loop);
@@ -65,267 +31,145 @@ class SqliteDatabase final : public Database {
   void read_fortunes(Sink& sink) override;
   void write_worlds(std::span<const WorldRow> rows, Sink& sink) override;
 
+  void after_events() override;
   [[nodiscard]] TimePoint next_deadline() const override;
   void on_timer(TimePoint now) override;
 
  private:
-  // A write that found the lock taken, waiting for a later turn. The rows stay valid until its
-  // on_done (Database's contract), so only the span is kept.
-  struct WaitingWrite {
-    std::span<const WorldRow> rows;
-    Sink* sink = nullptr;
-    TimePoint give_up_at;
-    WaitingWrite* next = nullptr;
-  };
-  enum class Attempt : std::uint8_t { kDone, kLockTaken, kFailed };
+  [[nodiscard]] Job& start(Sink& sink);
+  void forget(Job& job);  // off the in-flight list
+  void collect();         // the threads' answers, delivered
+  void collect(JobList done);
 
-  [[nodiscard]] Attempt try_write(std::span<const WorldRow> rows);
-  [[nodiscard]] int step(sqlite3_stmt* statement);
-  [[nodiscard]] int run(sqlite3_stmt* statement);
-  void finish_read(sqlite3_stmt* statement, int code, Sink& sink);
-  void keep_error(int code);
-  void roll_back();
-  void wait(std::span<const WorldRow> rows, Sink& sink);
-  [[nodiscard]] WaitingWrite* pop_waiting();
-
-  Duration timeout_;
+  core::Duration timeout_;
   core::EventLoop& loop_;
-  std::shared_ptr<sqlite::Checkpointer> checkpointer_;  // outlives db_, whose hook points to it
-  sqlite::Handle db_;
-  sqlite::Statement select_user_;
-  sqlite::Statement select_world_;
-  sqlite::Statement select_fortunes_;
-  sqlite::Statement update_world_;
-  sqlite::Statement begin_;
-  sqlite::Statement begin_read_;
-  sqlite::Statement commit_;
-  sqlite::Statement rollback_;
-
-  // Writes waiting for the lock, first asked first tried. Their nodes are reused: the deque only
-  // grows to the most writes that ever waited at once.
-  std::deque<WaitingWrite> write_nodes_;
-  WaitingWrite* free_nodes_ = nullptr;
-  WaitingWrite* first_waiting_ = nullptr;
-  WaitingWrite* last_waiting_ = nullptr;
-  TimePoint retry_at_ = TimePoint::max();
-  Duration retry_after_ = kFirstRetry;
-
-  char error_[256] = {};  // SQLite's message for the last failure, handed to on_done
-  std::size_t error_len_ = 0;
-  int error_code_ = SQLITE_OK;  // and its (extended) code
+  // The pool: nodes never move (deque), reused through free_ (their buffers keep their capacity).
+  std::deque<Job> jobs_;
+  JobList free_;
+  // This turn's jobs, handed to the threads by after_events().
+  JobList reads_;
+  JobList writes_;
+  // Every job asked and not yet answered, oldest first: all wait the same timeout, so the first
+  // gives up first.
+  Job* first_in_flight_ = nullptr;
+  Job* last_in_flight_ = nullptr;
+  core::Waker answers_;
+  SqliteThread reader_;  // after answers_ and jobs_: stopped before either goes
+  SqliteThread writer_;
 };
 
 SqliteDatabase::SqliteDatabase(const std::string& path, double timeout_s, core::EventLoop& loop)
     : timeout_(core::seconds_to_duration(timeout_s)),
       loop_(loop),
-      checkpointer_(sqlite::Checkpointer::for_file(path)),
-      // No SQLITE_OPEN_CREATE: prepare_sqlite made the file. NOMUTEX: only this worker's thread
-      // uses the connection, so SQLite's per-call mutex is pure cost.
-      db_(sqlite::open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)) {
-  // The file is in WAL mode already (prepare_sqlite); synchronous is per connection. NORMAL in
-  // WAL mode syncs at checkpoints, not at each commit: a power cut may lose the last commits,
-  // never the file. No busy timeout: it would sleep in the worker's thread.
-  sqlite::execute(db_.get(), "PRAGMA synchronous = NORMAL", path);
-  sqlite3_busy_timeout(db_.get(), 0);
-  checkpointer_->attach(db_.get());
-  select_user_ = sqlite::prepare(db_.get(), kSelectUser, path, true);
-  select_world_ = sqlite::prepare(db_.get(), kSelectWorld, path, true);
-  select_fortunes_ = sqlite::prepare(db_.get(), kSelectFortunes, path, true);
-  update_world_ = sqlite::prepare(db_.get(), kUpdateWorld, path, true);
-  // IMMEDIATE takes the write lock at BEGIN, so a taken lock shows there and nowhere later: a
-  // write never has to be undone halfway because another connection got in first.
-  begin_ = sqlite::prepare(db_.get(), "BEGIN IMMEDIATE", path, true);
-  begin_read_ = sqlite::prepare(db_.get(), "BEGIN", path, true);
-  commit_ = sqlite::prepare(db_.get(), "COMMIT", path, true);
-  rollback_ = sqlite::prepare(db_.get(), "ROLLBACK", path, true);
-}
+      answers_(loop, [this] { collect(); }),
+      reader_(path, SqliteThread::Role::kReader, [this] { answers_.wake(); }),
+      writer_(path, SqliteThread::Role::kWriter, [this] { answers_.wake(); }) {}
 
 SqliteDatabase::~SqliteDatabase() {
-  // Every operation ends with an on_done, even those still waiting for the lock at shutdown.
-  while (WaitingWrite* write = pop_waiting()) {
-    write->sink->on_done(Outcome::kUnavailable, "the server is stopping");
+  reader_.stop();
+  writer_.stop();
+  // Every operation ends with an on_done, even those the threads had not answered.
+  while (Job* job = first_in_flight_) {
+    forget(*job);
+    job->sink->on_done(Outcome::kUnavailable, "the server is stopping");
   }
 }
 
-// sqlite3_step, keeping SQLite's message when it fails (before a reset or rollback replaces it).
-int SqliteDatabase::step(sqlite3_stmt* statement) {
-  const int code = sqlite3_step(statement);
-  if (code != SQLITE_ROW && code != SQLITE_DONE) keep_error(code);
-  return code;
-}
-
-// A statement run to its first row or its end, then reset.
-int SqliteDatabase::run(sqlite3_stmt* statement) {
-  const int code = step(statement);
-  sqlite3_reset(statement);
-  return code;
-}
-
-void SqliteDatabase::keep_error(int code) {
-  error_code_ = code;
-  const char* message = sqlite3_errmsg(db_.get());
-  if (message == nullptr) message = sqlite3_errstr(code);
-  error_len_ = std::min(std::strlen(message), sizeof error_);
-  std::memcpy(error_, message, error_len_);
-}
-
-// A read's statement is reset before on_done: the sink may start the next operation from there
-// (/updates writes from its reads' on_done). A failure's message was kept by step().
-void SqliteDatabase::finish_read(sqlite3_stmt* statement, int code, Sink& sink) {
-  if (code == SQLITE_ROW || code == SQLITE_DONE) {
-    sqlite3_reset(statement);
-    sink.on_done(Outcome::kOk, {});
-    return;
+Job& SqliteDatabase::start(Sink& sink) {
+  Job* job = free_.pop();
+  if (job == nullptr) job = &jobs_.emplace_back();
+  job->sink = &sink;
+  job->answered = false;
+  job->give_up_at = loop_.now() + timeout_;
+  job->later_in_flight = nullptr;
+  job->earlier_in_flight = last_in_flight_;
+  if (last_in_flight_ != nullptr) {
+    last_in_flight_->later_in_flight = job;
+  } else {
+    first_in_flight_ = job;
   }
-  sqlite3_reset(statement);
-  roll_back();
-  // A reader is kept out only in rare moments in WAL mode (another connection recovering the
-  // WAL): the client may simply try again.
-  sink.on_done(failure_outcome(code), {error_, error_len_});
+  last_in_flight_ = job;
+  return *job;
 }
 
-void SqliteDatabase::roll_back() {
-  if (sqlite3_get_autocommit(db_.get()) == 0) {
-    sqlite3_step(rollback_.get());
-    sqlite3_reset(rollback_.get());
+void SqliteDatabase::forget(Job& job) {
+  job.answered = true;
+  if (job.earlier_in_flight != nullptr) {
+    job.earlier_in_flight->later_in_flight = job.later_in_flight;
+  } else {
+    first_in_flight_ = job.later_in_flight;
   }
+  if (job.later_in_flight != nullptr) {
+    job.later_in_flight->earlier_in_flight = job.earlier_in_flight;
+  } else {
+    last_in_flight_ = job.earlier_in_flight;
+  }
+  job.earlier_in_flight = job.later_in_flight = nullptr;
 }
 
 void SqliteDatabase::find_user(std::int64_t id, Sink& sink) {
-  sqlite3_stmt* statement = select_user_.get();
-  sqlite3_bind_int64(statement, 1, id);
-  const int code = step(statement);
-  if (code == SQLITE_ROW) {
-    sink.on_user(UserRow{sqlite3_column_int64(statement, 0), text_column(statement, 1),
-                         text_column(statement, 2), text_column(statement, 3)});
-  }
-  finish_read(statement, code, sink);
+  Job& job = start(sink);
+  job.ask_user(id);
+  reads_.push(job);
 }
 
-// Several rows in one read transaction: still one SELECT per row (TechEmpower's rule), but the
-// WAL read lock is taken once instead of per statement, about 5x cheaper for 20 rows
-// (bench/micro/sqlite_bench.cpp). The transaction ends before on_done, so a write can follow.
 void SqliteDatabase::read_worlds(std::span<const std::int32_t> ids, Sink& sink) {
-  sqlite3_stmt* statement = select_world_.get();
-  const bool transaction = ids.size() > 1;
-  int code = transaction ? run(begin_read_.get()) : SQLITE_DONE;
-  for (std::size_t i = 0; i < ids.size() && code == SQLITE_DONE; ++i) {
-    sqlite3_bind_int(statement, 1, ids[i]);
-    code = step(statement);
-    if (code == SQLITE_ROW) {
-      sink.on_world(i, WorldRow{sqlite3_column_int(statement, 0), sqlite3_column_int(statement, 1)});
-      code = SQLITE_DONE;
-    }
-    if (code == SQLITE_DONE) sqlite3_reset(statement);
-  }
-  if (transaction && code == SQLITE_DONE) code = run(commit_.get());
-  finish_read(statement, code, sink);
+  Job& job = start(sink);
+  job.ask_worlds(ids);
+  reads_.push(job);
 }
 
 void SqliteDatabase::read_fortunes(Sink& sink) {
-  sqlite3_stmt* statement = select_fortunes_.get();
-  int code;
-  while ((code = step(statement)) == SQLITE_ROW) {
-    sink.on_fortune(FortuneRow{sqlite3_column_int(statement, 0), text_column(statement, 1)});
-  }
-  finish_read(statement, code, sink);
-}
-
-// One transaction: BEGIN IMMEDIATE, one prepared UPDATE per row, COMMIT (bench/micro/
-// sqlite_bench.cpp measures it against one statement over a JSON array of the rows).
-SqliteDatabase::Attempt SqliteDatabase::try_write(std::span<const WorldRow> rows) {
-  int code = run(begin_.get());
-  if (is_busy(code)) return Attempt::kLockTaken;
-  if (code != SQLITE_DONE) return Attempt::kFailed;
-  sqlite3_stmt* update = update_world_.get();
-  for (const WorldRow& row : rows) {
-    sqlite3_bind_int(update, 1, row.random_number);
-    sqlite3_bind_int(update, 2, row.id);
-    code = run(update);
-    if (code != SQLITE_DONE) break;
-  }
-  if (code == SQLITE_DONE) code = run(commit_.get());
-  if (code == SQLITE_DONE) return Attempt::kDone;
-  roll_back();
-  // Not expected once IMMEDIATE holds the lock, but harmless: the rows are written again.
-  return is_busy(code) ? Attempt::kLockTaken : Attempt::kFailed;
+  Job& job = start(sink);
+  job.ask_fortunes();
+  reads_.push(job);
 }
 
 void SqliteDatabase::write_worlds(std::span<const WorldRow> rows, Sink& sink) {
-  // Behind writes already waiting: they were asked first.
-  if (first_waiting_ != nullptr) {
-    wait(rows, sink);
-    return;
-  }
-  switch (try_write(rows)) {
-    case Attempt::kDone:
-      sink.on_done(Outcome::kOk, {});
-      return;
-    case Attempt::kFailed:
-      sink.on_done(failure_outcome(error_code_), {error_, error_len_});
-      return;
-    case Attempt::kLockTaken:
-      retry_after_ = kFirstRetry;
-      retry_at_ = loop_.now() + retry_after_;
-      wait(rows, sink);
-      return;
-  }
+  Job& job = start(sink);
+  job.ask_write(rows);
+  writes_.push(job);
 }
 
-void SqliteDatabase::wait(std::span<const WorldRow> rows, Sink& sink) {
-  WaitingWrite* write = free_nodes_;
-  if (write != nullptr) {
-    free_nodes_ = write->next;
-  } else {
-    write = &write_nodes_.emplace_back();
-  }
-  *write = WaitingWrite{rows, &sink, loop_.now() + timeout_, nullptr};
-  if (last_waiting_ != nullptr) {
-    last_waiting_->next = write;
-  } else {
-    first_waiting_ = write;
-  }
-  last_waiting_ = write;
+void SqliteDatabase::after_events() {
+  reader_.submit(reads_);
+  writer_.submit(writes_);
 }
 
-// Unlinks the first waiting write and gives its node back; the node stays readable until the next
-// wait(), which only an on_done can cause, after the caller has read it.
-SqliteDatabase::WaitingWrite* SqliteDatabase::pop_waiting() {
-  WaitingWrite* write = first_waiting_;
-  if (write == nullptr) return nullptr;
-  first_waiting_ = write->next;
-  if (first_waiting_ == nullptr) last_waiting_ = nullptr;
-  write->next = free_nodes_;
-  free_nodes_ = write;
-  return write;
+void SqliteDatabase::collect() {
+  collect(reader_.take_done());
+  collect(writer_.take_done());
+}
+
+void SqliteDatabase::collect(JobList done) {
+  while (Job* job = done.pop()) {
+    if (!job->answered) {
+      forget(*job);
+      // The sink may ask the next operation from here (/updates writes from its reads' on_done):
+      // this job goes back to the pool only after.
+      job->deliver(*job->sink);
+    }
+    free_.push(*job);
+  }
 }
 
 TimePoint SqliteDatabase::next_deadline() const {
-  if (first_waiting_ == nullptr) return TimePoint::max();
-  // The first write waiting gives up first: every write waits the same timeout, in order.
-  return std::min(retry_at_, first_waiting_->give_up_at);
+  return first_in_flight_ != nullptr ? first_in_flight_->give_up_at : TimePoint::max();
 }
 
 void SqliteDatabase::on_timer(TimePoint now) {
-  if (first_waiting_ == nullptr || now < next_deadline()) return;
-  while (first_waiting_ != nullptr) {
-    const Attempt attempt = try_write(first_waiting_->rows);
-    if (attempt == Attempt::kLockTaken) break;
-    Sink& sink = *pop_waiting()->sink;
-    if (attempt == Attempt::kDone) {
-      sink.on_done(Outcome::kOk, {});
+  while (first_in_flight_ != nullptr && first_in_flight_->give_up_at <= now) {
+    Job& job = *first_in_flight_;
+    forget(job);
+    // The thread still owns the job: it skips it if it has not started, and hands it back.
+    job.abandoned.store(true, std::memory_order_release);
+    if (job.kind() == Job::Kind::kWriteWorlds && job.waiting_for_lock.load(std::memory_order_acquire)) {
+      job.sink->on_done(Outcome::kBusy, "SQLite's write lock stayed taken for the whole --db-timeout");
     } else {
-      sink.on_done(failure_outcome(error_code_), {error_, error_len_});
+      job.sink->on_done(Outcome::kTimeout,
+                        "SQLite did not answer within --db-timeout: is its disk stalled or "
+                        "overloaded?");
     }
-  }
-  // Still taken: those that waited their whole timeout give up; the rest try again a bit later.
-  while (first_waiting_ != nullptr && first_waiting_->give_up_at <= now) {
-    pop_waiting()->sink->on_done(Outcome::kBusy,
-                                 "SQLite's write lock stayed taken for the whole --db-timeout");
-  }
-  if (first_waiting_ != nullptr) {
-    retry_after_ = std::min(retry_after_ * 2, kMaxRetry);
-    retry_at_ = now + retry_after_;
   }
 }
 

@@ -1,5 +1,7 @@
-// The embedded backend: SQLite in one file, WAL mode, one connection with prepared statements per
-// worker, run in the worker's own thread (see docs/architecture.md for how long it holds the loop).
+// The embedded backend: SQLite in one file, WAL mode. Each worker has two SQLite threads (a reader
+// and a writer, each with its own connection and prepared statements) that run its operations, so
+// its loop never waits on SQLite; answers come back on a later turn of the loop, and an operation
+// unanswered after the timeout gets kTimeout (or kBusy for a write kept out by the write lock).
 #pragma once
 
 #include <memory>

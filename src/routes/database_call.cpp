@@ -72,7 +72,8 @@ Reply DatabaseCall::run(server::Exchange& exchange) {
   begin_operation();
   in_handler_ = false;
   if (finished_) {
-    // The database answered inside the call (SQLite): answer now, from the worker's scratch body.
+    // The database answered inside the call (it failed at once): answer now, from the worker's
+    // scratch body.
     const Reply reply = reply_into(exchange.body());
     owner_->release_block(block_);
     owner_->release(*this);

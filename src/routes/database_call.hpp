@@ -1,6 +1,7 @@
 // One database route's request while its queries run: what was asked, the rows as they arrive,
-// and how it ends, as a reply built at once (the backend answered inside the handler, as SQLite
-// does) or later through the request's PendingReply (PostgreSQL's answer on a later loop turn).
+// and how it ends, as a reply built at once (the backend answered inside the handler: PostgreSQL
+// with no connection ready fails at once) or later through the request's PendingReply (the usual
+// case: both backends answer on a later turn of the worker's loop).
 // Calls and their row blocks are pooled by the worker's DatabaseWorker: none is allocated in
 // steady state.
 #pragma once
