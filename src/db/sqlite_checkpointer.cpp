@@ -30,6 +30,8 @@ std::shared_ptr<Checkpointer> Checkpointer::for_file(const std::string& path) {
 Checkpointer::Checkpointer(const std::string& path)
     : db_(open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX)) {
   execute(db_.get(), "PRAGMA synchronous = NORMAL", path);
+  // Only a RESTART checkpoint waits (sleeping in this thread); a PASSIVE one never does.
+  sqlite3_busy_timeout(db_.get(), kRestartWaitMs);
   thread_ = std::thread([this] { run(); });
 }
 
@@ -46,13 +48,26 @@ void Checkpointer::request() {
   if (!wanted_.exchange(true)) wanted_.notify_one();
 }
 
+void Checkpointer::request_restart() {
+  restart_wanted_.store(true);
+  request();
+}
+
 void Checkpointer::run() {
   while (true) {
     wanted_.wait(false);
     if (stopping_.load()) return;
     wanted_.store(false);
     // A failure (the file gone, the disk full) leaves the WAL to grow; the next commit asks again.
-    sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, nullptr, nullptr);
+    std::lock_guard turn(writers_);
+    int wal_pages = 0;
+    sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_PASSIVE, &wal_pages, nullptr);
+    // Still long: the last checkpoints did not start it over (readers held old frames when the
+    // writer began). SQLITE_BUSY when the wait for them ran out: the next request tries again.
+    if (restart_wanted_.exchange(false) || wal_pages >= kRestartPages) {
+      sqlite3_wal_checkpoint_v2(db_.get(), nullptr, SQLITE_CHECKPOINT_RESTART, nullptr, nullptr);
+      restarts_.fetch_add(1);
+    }
     checkpoints_.fetch_add(1);
   }
 }
