@@ -8,6 +8,15 @@
   file) and (2) the filesystem refusing writes: `chattr +i` on the database file and its WAL
   (writes through the server's open descriptors then fail with EPERM, as on a file gone
   read-only or a full disk). The -shm file is left alone: SQLite writes it through mmap.
+- SQLite on a disk that stalls for 5 s: the database on an ext4 image loop-mounted in the
+  scratch directory, frozen with `fsfreeze -f` (every write to it, a write() or a store through
+  the -shm mapping, sleeps in the kernel, D state, until `fsfreeze -u`), as a stalled disk, a
+  journal commit or dirty-page throttling does on a busy machine. Beside the /updates load, a
+  constant-rate load on GET / (no database) must see no failure and no answer slower than
+  HELLO_MAX_S: a SQLite call blocked on the worker's own thread would hold its event loop,
+  which then answers nothing, not even --db-timeout's 503. Needs root and a loop device (else
+  skipped, with a note); a process in D state cannot be killed, so every way out of the part
+  (failure, SIGINT, the runner's bound) thaws first, then unmounts.
 
 Each run expects: only 200 and 503 at the client (no other status, no transport error, no
 timeout); every request answered within --db-timeout plus a margin (the load's max latency, and
@@ -16,6 +25,7 @@ probe (GET every ~20 ms on a fresh connection) sent and answered inside the outa
 server alive; and full service (every probe answer 200) within 2 s of the database's return.
 PostgreSQL's return is the moment it accepts a session again, found by a second probe speaking
 PostgreSQL's start-up protocol every 20 ms (`db temp`'s own announcement polls too)."""
+import contextlib
 import json
 import os
 import shutil
@@ -27,12 +37,13 @@ import subprocess
 import threading
 import time
 
-from ..framework import AttackError, get_status, wait_until
+from ..framework import AttackError, get_status, load_report, wait_until
 
 NUMBER = 5
 NAME = "database-outage"
-TITLE = "PostgreSQL killed for 5 s under /users/:id, SQLite unwritable for 5 s under /updates"
-BUDGET_S = (75, 240)
+TITLE = ("PostgreSQL killed for 5 s under /users/:id, SQLite unwritable or its disk stalled "
+         "for 5 s under /updates")
+BUDGET_S = (95, 300)
 
 OUTAGE_S = 5.0
 RECOVERY_BOUND_S = 2.0
@@ -41,6 +52,13 @@ PG_DB_TIMEOUT_S = 2.0
 SQLITE_DB_TIMEOUT_S = 1.0
 # Beyond --db-timeout, what a loaded 2-core machine may add to an answer.
 LATENCY_MARGIN_S = 2.0
+# The load on GET / beside a SQLite outage (no database): a constant rate, so that its latency
+# (corrected for coordinated omission) counts every moment the worker's loop did not answer. A
+# loop held by the stalled disk shows the whole stall (5 s); a free one showed up to 0.3 s on this
+# 2-core machine with builds beside it, with no stall at all, hence a bound of --db-timeout.
+HELLO_CONNECTIONS = 4
+HELLO_RATE = 1000
+HELLO_MAX_S = 1.0
 
 
 class Probe(threading.Thread):
@@ -102,11 +120,17 @@ def wait_for_time(moment):
 
 
 def outage_run(ctx, result, prefix, served, *, load_args, probe_path, begin, end, db_timeout_s,
-               before_s, after_s, restart_allowance_s):
+               before_s, after_s, restart_allowance_s, undo=None, hello_url=None):
     """Runs the load (and the probe) across one outage: `begin()` makes the database go away and
     returns when it has; OUTAGE_S later `end()` brings it back and returns (the last moment it was
     known to be still away, the first moment it was known to be back). Records the prefix_*
-    figures and the expectations."""
+    figures and the expectations.
+
+    `undo()`, when given, is called first when anything (a failure, SIGINT, the runner's bound)
+    interrupts the run once begin() has been called, before waiting for anything: an outage that
+    holds processes in the kernel must not outlast the run. `hello_url`, when given, is a route
+    without the database, loaded beside (HELLO_CONNECTIONS at HELLO_RATE) across the whole run:
+    the outage must not delay it (no failed request, none slower than HELLO_MAX_S)."""
     duration = before_s + OUTAGE_S + restart_allowance_s + after_s
     # A request unanswered within --db-timeout plus the margin is a timeout error at the client
     # (the load runs well past the outage): a hung request cannot hide among those in flight at
@@ -114,20 +138,31 @@ def outage_run(ctx, result, prefix, served, *, load_args, probe_path, begin, end
     timeout = db_timeout_s + LATENCY_MARGIN_S
     load = ctx.spawn([ctx.bin, "load", "--json", "-t", "1", "--timeout", f"{timeout:g}s",
                       "-d", f"{duration:.1f}s", *load_args], name=f"{prefix}-load", core=ctx.load_core)
+    hello = None if hello_url is None else ctx.spawn(
+        [ctx.bin, "load", "--json", "-t", "1", "-c", HELLO_CONNECTIONS, "-R", HELLO_RATE,
+         "--timeout", f"{timeout:g}s", "-d", f"{duration:.1f}s", hello_url],
+        name=f"{prefix}-hello-load", core=ctx.load_core)
     probe = Probe(served.port, probe_path)
     probe.start()
+    began = False
     try:
         started = time.monotonic()
         wait_for_time(started + before_s)
+        began = True
         begin()
         gone = time.monotonic()
         wait_for_time(gone + OUTAGE_S)
         down_until, back = end()
+        began = False
         ctx.progress(f"{prefix}: database back {back - gone:.2f} s after it went")
         code = load.wait(duration + 60)
         if code is None:
             raise AttackError(f"{prefix}: ringside load ran past {duration + 60:.0f}s")
         wait_until(lambda: time.monotonic() >= back + RECOVERY_BOUND_S + 0.5, RECOVERY_BOUND_S + 1)
+    except BaseException:
+        if began and undo is not None:
+            undo()
+        raise
     finally:
         probe.stop()
     try:
@@ -183,6 +218,27 @@ def outage_run(ctx, result, prefix, served, *, load_args, probe_path, begin, end
                   f"(bound {RECOVERY_BOUND_S:g} s); probe after it: "
                   f"{[s for _, s in after[:20]]}")
     result.expect(served.alive(), f"{prefix}: the server died: {served.errors()[-300:]}")
+    if hello is not None:
+        hello_expectations(result, prefix, hello, timeout)
+
+
+def hello_expectations(result, prefix, hello, timeout):
+    """The load on a route without the database: every request answered 200, none delayed by the
+    outage beyond HELLO_MAX_S (a worker whose loop is held by a database call fails both)."""
+    code, doc = load_report(hello, timeout + 60)
+    codes = {int(k): v for k, v in doc["status"]["codes"].items()}
+    errors = {kind: n for kind, n in doc["errors"].items() if n}
+    max_s = doc["latency_us"]["max"] / 1e6
+    result.figure(f"{prefix}_hello_requests", doc["requests"]["completed"] + doc["requests"]["failed"])
+    result.figure(f"{prefix}_hello_errors", doc["requests"]["failed"])
+    result.figure(f"{prefix}_hello_max_ms", round(max_s * 1000))
+    result.expect(code == 0, f"{prefix}: the hello load exited {code}: {hello.errors()[-300:]}")
+    result.expect(not errors and set(codes) <= {200},
+                  f"{prefix}: GET / (no database) failed during the outage: errors {errors}, "
+                  f"statuses {codes}")
+    result.expect(max_s <= HELLO_MAX_S,
+                  f"{prefix}: GET / (no database) took {max_s:.2f} s, over {HELLO_MAX_S:g} s "
+                  f"(the worker's loop was held by a database call)")
 
 
 # -- PostgreSQL ------------------------------------------------------------------------------
@@ -326,6 +382,154 @@ def sqlite_outages(ctx, result):
     shutil.rmtree(directory, ignore_errors=True)
 
 
+# -- SQLite on a stalled disk ----------------------------------------------------------------
+@contextlib.contextmanager
+def signals_deferred(*signums):
+    """SIGINT or the runner's SIGALRM arriving inside the block takes effect at its end: the block
+    (thawing a frozen filesystem, unmounting it) must run to completion first. The Python-level
+    handler is swapped, so it holds whichever thread the kernel delivered the signal to."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+    arrived = []
+    previous = {signum: signal.signal(signum, lambda signum, frame: arrived.append(signum))
+                for signum in signums}
+    try:
+        yield
+    finally:
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
+        for signum in arrived:
+            if callable(previous[signum]):
+                previous[signum](signum, None)  # raises KeyboardInterrupt, or the runner's Timeout
+
+
+def system_tool(*argv, timeout=60):
+    """Runs a mount or freeze tool to its end in a session of its own (a Ctrl-C at the terminal
+    must not kill a thaw halfway); returns (exit code, stderr)."""
+    done = subprocess.run(argv, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                          stderr=subprocess.PIPE, start_new_session=True, timeout=timeout)
+    return done.returncode, done.stderr.decode(errors="replace").strip()
+
+
+class StalledDisk:
+    """An ext4 image loop-mounted under `directory`, whose writes freeze() blocks in the
+    kernel (writers sit in D state, as on a stalled disk) until thaw(). A process blocked there
+    cannot be killed, so close() (and outage_run's undo) thaws before anything else, then
+    unmounts, which detaches the loop device; neither may be cut short by a signal."""
+
+    # Sparse: what it takes on the disk is what mkfs (a 16 MB journal) and the server write.
+    # SQLite's WAL grows by gigabytes under the /updates load (up to 1.9 GB in the short mode, 1.5
+    # GB in the full one, on a busy machine: the checkpoints do not keep up, so the WAL seldom
+    # starts over); a full filesystem would answer 503 of its own and hide the stall, and the
+    # image's size caps what the server can take of the real disk.
+    IMAGE_GB = 16
+    JOURNAL_MB = 16
+
+    def __init__(self, directory):
+        self.image = os.path.join(directory, "stall.img")
+        self.mount_point = os.path.join(directory, "stall-mnt")
+        self.mounted = self.frozen = False
+
+    def mount(self):
+        """Makes and mounts the filesystem; returns None, or why it cannot be done here."""
+        if not os.path.exists("/dev/loop-control"):
+            return "no loop device (/dev/loop-control is missing)"
+        os.makedirs(self.mount_point)
+        with open(self.image, "wb") as f:
+            f.truncate(self.IMAGE_GB << 30)
+        code, error = system_tool("mkfs.ext4", "-q", "-F", "-J", f"size={self.JOURNAL_MB}",
+                                  self.image)
+        if code != 0:
+            return f"mkfs.ext4 failed: {error}"
+        with signals_deferred(signal.SIGINT, signal.SIGALRM):
+            code, error = system_tool("mount", "-o", "loop", self.image, self.mount_point)
+            self.mounted = code == 0
+        return None if code == 0 else f"mount -o loop failed (no loop device here?): {error}"
+
+    def freeze(self):
+        self.frozen = True  # first: a freeze interrupted halfway is still undone
+        code, error = system_tool("fsfreeze", "-f", self.mount_point)
+        if code != 0:
+            raise AttackError(f"fsfreeze -f {self.mount_point} failed: {error}")
+
+    def thaw(self):
+        with signals_deferred(signal.SIGINT, signal.SIGALRM):
+            if self.frozen:
+                # Fails (EINVAL) only when the filesystem is not frozen: a freeze cut short.
+                system_tool("fsfreeze", "-u", self.mount_point)
+                self.frozen = False
+
+    def close(self, served):
+        """Thaws, stops `served` (its open database keeps the filesystem busy), unmounts; returns
+        what is left behind (a mount, a loop device) as a failure sentence, or None."""
+        with signals_deferred(signal.SIGINT, signal.SIGALRM):
+            self.thaw()
+            left = []
+            if served is not None:
+                try:
+                    served.stop()
+                except subprocess.TimeoutExpired:
+                    left.append(f"the server (pid {served.pid}) did not exit, even on SIGKILL")
+            if self.mounted:
+                code, error = system_tool("umount", self.mount_point)
+                if code != 0:
+                    # Detached from the tree now, released (with its loop device) when unused.
+                    system_tool("umount", "-l", self.mount_point)
+                    left.append(f"umount {self.mount_point} failed ({error}); lazily unmounted")
+                self.mounted = False
+            loops = subprocess.run(["losetup", "-j", self.image], stdout=subprocess.PIPE,
+                                   stderr=subprocess.DEVNULL, start_new_session=True,
+                                   timeout=20).stdout.decode().strip()
+            if loops:
+                left.append(f"loop device still attached: {loops}")
+            elif os.path.exists(self.image):
+                os.unlink(self.image)  # gigabytes; the children's output stays for a failure
+            return "; ".join(left) or None
+
+
+def sqlite_stalled(ctx, result):
+    """The SQLite database on a disk that stalls: every write blocks in the kernel for 5 s."""
+    if os.geteuid() != 0:
+        result.note("sqlite_stalled skipped: mounting a filesystem image and fsfreeze need root")
+        return
+    ctx.need_tools("mkfs.ext4", "mount", "umount", "fsfreeze", "losetup")
+    disk = StalledDisk(os.path.join(ctx.scratch, "sqlite-stalled"))
+    os.makedirs(os.path.dirname(disk.image), exist_ok=True)
+    served = None
+    try:
+        why_not = disk.mount()
+        if why_not:
+            result.note(f"sqlite_stalled skipped: {why_not}")
+            return
+        path = os.path.join(disk.mount_point, "stall.db")
+        served = ctx.serve("--db", f"sqlite:{path}", "--db-timeout", f"{SQLITE_DB_TIMEOUT_S:g}s",
+                           threads=1, name="serve-sqlite-stalled")
+        if not wait_until(lambda: Probe(served.port, "/updates?queries=1").one() == 200, 30):
+            raise AttackError("the server never answered /updates with 200 before the stall")
+
+        def thaw():
+            down_until = time.monotonic()
+            disk.thaw()
+            return down_until, time.monotonic()
+
+        short = ctx.short
+        outage_run(ctx, result, "sqlite_stalled", served,
+                   load_args=["-c", "8", served.url("/updates?queries=5")],
+                   probe_path="/updates?queries=1", begin=disk.freeze, end=thaw, undo=disk.thaw,
+                   hello_url=served.url("/"), db_timeout_s=SQLITE_DB_TIMEOUT_S,
+                   before_s=1.5 if short else 10, after_s=2.5 if short else 10,
+                   restart_allowance_s=0.5)
+        wal = path + "-wal"
+        result.figure("sqlite_stalled_wal_mb",
+                      round(os.path.getsize(wal) / 1e6) if os.path.exists(wal) else 0)
+    finally:
+        left = disk.close(served)
+        if left:
+            result.failures.append(f"sqlite_stalled: {left}")
+
+
 def run(ctx, result):
     postgres_outage(ctx, result)
     sqlite_outages(ctx, result)
+    sqlite_stalled(ctx, result)
