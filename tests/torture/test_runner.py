@@ -3,9 +3,12 @@ exception or an overrun bound fails that attack and not the others, a process an
 running fails it and is killed, and a bad flag exits 2 with one line."""
 import contextlib
 import io
+import json
 import os
+import signal
 import subprocess
 import sys
+import tempfile
 import types
 import unittest
 
@@ -44,6 +47,19 @@ def escapes(ctx, result):
     child = ctx.spawn(["setsid", "-f", "sleep", "60"], name="daemon")
     child.wait(10)
     framework.wait_until(lambda: framework.tagged_processes(ctx.tag), 10)
+
+
+def interrupted(signum):
+    """An attack that starts a child, measures a little, and then gets `signum` (as from Ctrl-C at
+    the terminal, or a kill) while it waits for the child."""
+    def run(ctx, result):
+        child = ctx.spawn(["sleep", "60"], name="sleeper")
+        result.figure("measured", 5)
+        result.figure("sleeper", child.pid)
+        os.kill(os.getpid(), signum)
+        child.wait(60)
+        result.figure("after", "never")
+    return run
 
 
 def run_suite(argv, modules):
@@ -89,6 +105,30 @@ class RunnerTest(unittest.TestCase):
         tagged = [pid for pid in left.split() if
                   framework.TAG_VARIABLE.encode() in open(f"/proc/{int(pid)}/environ", "rb").read()]
         self.assertEqual(tagged, [], "the runner left the escaped process running")
+
+    def test_ctrl_c_or_sigterm_stops_the_children_keeps_the_figures_and_exits_130(self):
+        for signum, name in ((signal.SIGINT, "SIGINT"), (signal.SIGTERM, "SIGTERM")):
+            with tempfile.TemporaryDirectory() as directory:
+                report = os.path.join(directory, "torture.json")
+                modules = [attack(1, "good", passes), attack(2, "stopped", interrupted(signum)),
+                           attack(3, "never-run", passes)]
+                code, out, _ = run_suite(BIN + ["--json", report], modules)
+                self.assertEqual(code, 130, out)
+                self.assertRegex(out, r"stopped +FAIL  measured=5 sleeper=\d+  \(")
+                self.assertIn(f"FAIL: interrupted by {name}", out)
+                self.assertNotIn("never-run", out)
+                self.assertIn(f"1 passed, 1 failed, ", out)
+                self.assertIn(f"interrupted by {name}, 1 attacks not run", out)
+                with open(report) as f:
+                    doc = json.load(f)
+                self.assertEqual(doc["interrupted"], name)
+                self.assertEqual([a["name"] for a in doc["attacks"]], ["good", "stopped"])
+                sleeper = doc["attacks"][1]["figures"]["sleeper"]
+                self.assertFalse(os.path.exists(f"/proc/{sleeper}") and
+                                 open(f"/proc/{sleeper}/stat").read().split()[2] != "Z",
+                                 f"{name}: the attack's child {sleeper} is still running")
+            # The runner gave the signal back: the test process's own handlers are as before.
+            self.assertIs(signal.getsignal(signal.SIGINT), signal.default_int_handler)
 
     def test_only_and_skip_choose_attacks(self):
         modules = [attack(1, "good", passes), attack(2, "short-of-answers", fails_expectation)]

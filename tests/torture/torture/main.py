@@ -1,6 +1,7 @@
 """The runner: finds the attacks, runs each within its time bound, prints one line of figures per
 attack, checks nothing of the attack's is left running, and exits 0 only when every attack passed."""
 import argparse
+import contextlib
 import importlib
 import json
 import os
@@ -54,6 +55,21 @@ def figures_line(number, name, result, elapsed):
     return f"{number:2d} {name:<22} {verdict}  {figures}  ({elapsed:.1f} s)"
 
 
+class Interrupted(Exception):
+    """SIGINT, SIGTERM or SIGHUP reached the runner; args[0] is the signal's name."""
+
+
+@contextlib.contextmanager
+def stop_signals_held():
+    """SIGINT, SIGTERM and SIGHUP wait until the block is done (then act as usual)."""
+    stops = {signal.SIGINT, signal.SIGTERM, signal.SIGHUP}
+    signal.pthread_sigmask(signal.SIG_BLOCK, stops)
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_UNBLOCK, stops)
+
+
 def parse(argv):
     parser = OneLineParser(
         prog="tests/torture/run",
@@ -102,7 +118,25 @@ def main(argv, modules=None):
     def on_alarm(signum, frame):
         raise Timeout()
 
+    def on_stop(signum, frame):
+        raise Interrupted(signal.Signals(signum).name)
+
+    # Ctrl-C (SIGINT), SIGTERM, SIGHUP: the attack running stops where it is, its children are
+    # stopped, its line and the JSON say what was measured, and the suite exits 130.
+    handled = (signal.SIGALRM, signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+    before = {number: signal.getsignal(number) for number in handled}
     signal.signal(signal.SIGALRM, on_alarm)
+    for stop in handled[1:]:
+        signal.signal(stop, on_stop)
+    try:
+        return run_attacks(options, chosen)
+    finally:
+        for number, handler in before.items():
+            signal.signal(number, handler)
+
+
+def run_attacks(options, chosen):
+    interrupted = None
     mode = "short" if options.short else "full"
     print(f"torture: {len(chosen)} attacks, {mode} mode, {options.bin}", file=sys.stderr)
     records, failed = [], 0
@@ -122,6 +156,10 @@ def main(argv, modules=None):
         signal.alarm(bound)
         try:
             module.run(ctx, result)
+        except Interrupted as stop:
+            interrupted = stop.args[0]
+            result.failures.append(f"interrupted by {interrupted}: its children were stopped; the "
+                                   "figures are what it measured until then")
         except Timeout:
             result.failures.append(f"did not finish within its bound of {bound} s")
         except AttackError as error:
@@ -132,7 +170,8 @@ def main(argv, modules=None):
                                    f"({os.path.basename(where.filename)}:{where.lineno})")
         finally:
             signal.alarm(0)
-        leftovers = ctx.cleanup()
+        with stop_signals_held():  # a second Ctrl-C must not cut the clean-up short
+            leftovers = ctx.cleanup()
         elapsed = time.monotonic() - started
         result.expect(not leftovers, "left running after the attack: "
                       + "; ".join(f"{pid} {cmd[:80]}" for pid, cmd in leftovers))
@@ -150,10 +189,16 @@ def main(argv, modules=None):
                         "passed": result.passed, "elapsed_s": round(elapsed, 2),
                         "figures": result.figures, "failures": result.failures,
                         "notes": result.notes})
+        if interrupted:
+            break
     total = time.monotonic() - run_started
-    print(f"torture: {len(chosen) - failed} passed, {failed} failed, {total:.0f} s ({mode})",
-          flush=True)
+    print(f"torture: {len(records) - failed} passed, {failed} failed, {total:.0f} s ({mode})"
+          + (f"; interrupted by {interrupted}, {len(chosen) - len(records)} attacks not run"
+             if interrupted else ""), flush=True)
     if options.json_path:
         with open(options.json_path, "w") as f:
-            json.dump({"mode": mode, "bin": options.bin, "attacks": records}, f, indent=2)
+            json.dump({"mode": mode, "bin": options.bin, "interrupted": interrupted,
+                       "attacks": records}, f, indent=2)
+    if interrupted:
+        return 130
     return 1 if failed else 0
