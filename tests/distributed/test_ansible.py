@@ -359,4 +359,5 @@ if __name__ == "__main__":
     outcome = unittest.main(verbosity=2, exit=False).result
     if not outcome.wasSuccessful():
         sys.exit(1)
-    sys.exit(77 if outcome.skipped and outcome.testsRun == len(outcome.skipped) else 0)
+    # A skip in setUpClass counts no test as run.
+    sys.exit(77 if outcome.skipped and len(outcome.skipped) >= outcome.testsRun else 0)
