@@ -91,6 +91,14 @@ void wait_for(ares_channel channel, Lookup& lookup, double timeout_s) {
   }
 }
 
+void set_port(SocketAddress& address, std::uint16_t port) {
+  if (address.storage.ss_family == AF_INET) {
+    reinterpret_cast<sockaddr_in&>(address.storage).sin_port = htons(port);
+  } else {
+    reinterpret_cast<sockaddr_in6&>(address.storage).sin6_port = htons(port);
+  }
+}
+
 std::string failure(const std::string& host, const std::string& reason) {
   return "cannot resolve " + host + " (" + reason + "): " + std::string(kWhatToDo);
 }
@@ -153,9 +161,8 @@ Resolution resolve_host(const std::string& host, std::uint16_t port, double time
   ares_addrinfo_hints hints{};
   hints.ai_family = AF_UNSPEC;
   hints.ai_socktype = SOCK_STREAM;
-  const std::string service = std::to_string(port);
-  hints.ai_flags = ARES_AI_NUMERICSERV;
-  ares_getaddrinfo(channel, host.c_str(), service.c_str(), &hints, on_addrinfo, &lookup);
+  // No service: c-ares refuses port 0 (serve --port 0) as one; the port is set below instead.
+  ares_getaddrinfo(channel, host.c_str(), nullptr, &hints, on_addrinfo, &lookup);
   wait_for(channel, lookup, timeout_s);
   ares_destroy(channel);
   ares_library_cleanup();
@@ -170,6 +177,7 @@ Resolution resolve_host(const std::string& host, std::uint16_t port, double time
     resolution.error = failure(host, "it has no IPv4 or IPv6 address");
   } else {
     resolution.addresses = std::move(lookup.addresses);
+    for (SocketAddress& address : resolution.addresses) set_port(address, port);
   }
   return resolution;
 }
