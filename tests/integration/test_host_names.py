@@ -6,10 +6,12 @@ static). The names are the test's own: it creates a network namespace, and `ip n
 query leaves the namespace. Needs root (to create the namespace); skipped, saying so, otherwise."""
 import json
 import os
+import re
 import secrets
 import select
 import shutil
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -57,6 +59,10 @@ class HostNamesTest(unittest.TestCase):
         up = sh("ip", "netns", "exec", cls.ns, "ip", "link", "set", "lo", "up")
         if up.returncode != 0:
             raise AssertionError(f"cannot bring lo up in {cls.ns}: {up.stderr.decode()}")
+
+    def write_resolv_conf(self, text):
+        with open(os.path.join(self.etc, "resolv.conf"), "w") as f:
+            f.write(text)
 
     def in_ns(self, *args):
         return ["ip", "netns", "exec", self.ns, *args]
@@ -129,9 +135,14 @@ class HostNamesTest(unittest.TestCase):
         finally:
             process.terminate()
             process.communicate(timeout=15)
-        self.assertRegex(line, r"^ringside serve: listening on http://(127\.0\.0\.1|\[::1\]):\d+ "
-                               r"\(--host dual\.ringside-test: (127\.0\.0\.1|::1) of "
-                               r"(127\.0\.0\.1, ::1|::1, 127\.0\.0\.1); 1 threads")
+        # It listens on the first of the name's addresses (whichever order the resolver gives).
+        match = re.match(r"ringside serve: listening on http://\[?([0-9a-f.:]+?)\]?:\d+ "
+                         r"\(--host dual\.ringside-test: (\S+) of (\S+), (\S+); 1 threads", line)
+        self.assertTrue(match, line)
+        listening, shown, first, second = match.groups()
+        self.assertEqual({first, second}, {"127.0.0.1", "::1"}, line)
+        self.assertEqual(listening, first, line)
+        self.assertEqual(shown, first, line)
 
     def test_ip_literals_are_not_looked_up(self):
         with self.serve("127.0.0.1") as server:
@@ -165,6 +176,28 @@ class HostNamesTest(unittest.TestCase):
         self.elapsed = time.monotonic() - started
         self.assertEqual(result.stdout, b"")
         self.assert_unresolved(result.returncode, result.stderr.decode(), ["ringside serve: --host:"])
+
+    def test_a_resolver_that_never_answers_is_given_5_s(self):
+        # A DNS server that reads queries and never answers, and a resolv.conf that would have
+        # c-ares wait 30 s per try, 5 tries: ringside gives up at its own bound.
+        silent = subprocess.Popen(
+            self.in_ns(sys.executable, "-c",
+                       "import socket\n"
+                       "s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)\n"
+                       "s.bind(('127.0.0.1', 53))\n"
+                       "print('ready', flush=True)\n"
+                       "while True: s.recv(512)\n"),
+            stdout=subprocess.PIPE)
+        self.addCleanup(silent.stdout.close)
+        self.addCleanup(silent.wait, 15)
+        self.addCleanup(silent.kill)
+        ready, _, _ = select.select([silent.stdout], [], [], 15)
+        self.assertTrue(ready and silent.stdout.readline() == b"ready\n", "silent DNS did not start")
+        self.write_resolv_conf("nameserver 127.0.0.1\noptions timeout:30 attempts:5\n")
+        self.addCleanup(self.write_resolv_conf, RESOLV)
+        code, _, err = self.load("-n", "10", "http://nosuch.ringside-test:8080/")
+        self.assert_unresolved(code, err, ["(no answer within 5 s)"])
+        self.assertGreater(self.elapsed, 4, err)
 
 
 if __name__ == "__main__":
