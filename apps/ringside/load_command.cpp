@@ -17,6 +17,7 @@
 #include "load/hdr_log.hpp"
 #include "load/load_run.hpp"
 #include "load/report.hpp"
+#include "load/resolve_url.hpp"
 #include "load/target.hpp"
 #include "number_flag.hpp"
 
@@ -28,6 +29,7 @@ struct LoadFlags {
   load::RequestSpec spec;
   std::vector<std::string> urls;
   std::string urls_file;
+  std::vector<std::size_t> url_lines;  // each URL's line in --urls-file, for messages
   std::string duration;
   std::string timeout = "10s";
   std::string warmup = "0s";
@@ -50,7 +52,8 @@ void define_flags(CLI::App& app, LoadFlags& f) {
       "(e.g. the server is down; the report is still printed) or --hlog could not be written, 2 "
       "for "
       "a bad flag or value (one line naming it).");
-  app.add_option("url", f.urls, "http://HOST[:PORT]/path (HOST: an IP address or localhost)");
+  app.add_option("url", f.urls,
+                 "http://HOST[:PORT]/path (HOST: an IP address, or a name resolved once at start)");
   app.add_option("--urls-file", f.urls_file, "File with one URL per line, used round-robin")
       ->check(CLI::ExistingFile);
   app.add_option("-n,--requests", f.config.requests, "Stop after this many requests")
@@ -114,9 +117,14 @@ std::string build_config(LoadFlags& f) {
   }
   if (!f.urls_file.empty()) {
     std::ifstream in(f.urls_file);
+    std::size_t line_number = 0;
     for (std::string line; std::getline(in, line);) {
+      ++line_number;
       while (!line.empty() && (line.back() == '\r' || line.back() == ' ')) line.pop_back();
-      if (!line.empty() && line.front() != '#') f.urls.push_back(line);
+      if (!line.empty() && line.front() != '#') {
+        f.urls.push_back(line);
+        f.url_lines.push_back(line_number);
+      }
     }
     if (f.urls.empty()) return "--urls-file " + f.urls_file + " holds no URL";
   }
@@ -131,6 +139,13 @@ std::string build_config(LoadFlags& f) {
     c.targets.push_back(load::make_target(url, f.spec));
   }
   if (std::string error = load::validate(c); !error.empty()) return error;
+  std::size_t failed = 0;
+  if (std::string error = load::resolve_targets(c.targets, c.timeout_s, failed); !error.empty()) {
+    return (f.urls_file.empty() ? "url " + f.urls[failed]
+                                : "--urls-file " + f.urls_file + " line " +
+                                      std::to_string(f.url_lines[failed])) +
+           ": " + error;
+  }
   std::uint64_t files = core::raise_open_file_limit();
   if (files != 0 && c.connections + 64 > files) {
     return "-c/--connections " + std::to_string(c.connections) + " needs more open files than the limit " +
@@ -176,6 +191,10 @@ int run_load(int argc, char** argv) {
   if (std::string error = build_config(flags); !error.empty()) {
     std::fprintf(stderr, "ringside load: %s\n", error.c_str());
     return 2;
+  }
+  if (std::string resolved = load::describe_resolution(flags.config.targets.front().url);
+      !resolved.empty()) {
+    std::fprintf(stderr, "ringside load: %s\n", resolved.c_str());
   }
 
   std::FILE* hlog = nullptr;

@@ -12,6 +12,7 @@
 
 #include "cli_support.hpp"
 #include "commands.hpp"
+#include "core/resolve.hpp"
 #include "core/socket.hpp"
 #include "db/database_url.hpp"
 #include "db/open_database.hpp"
@@ -30,13 +31,17 @@ struct DatabaseFlags {
 
 void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlags& database) {
   app.description("Run the ringside HTTP/1.1 server.");
-  app.add_option("--host", config.host, "IP address to listen on (0.0.0.0, ::1, ...)")
+  app.add_option("--host", config.host,
+                 "IP address to listen on (0.0.0.0, ::1, ...), or a name: resolved once at start, "
+                 "the server listens on its first address")
       ->capture_default_str()
       ->check(CLI::Validator(
           [](std::string& host) {
-            return core::is_ip_literal(host) ? std::string() : "not an IP address: " + host;
+            return core::is_ip_literal(host) || core::is_host_name(host)
+                       ? std::string()
+                       : "not an IP address or a host name: " + host;
           },
-          "IP", "IP address"));
+          "HOST", "IP address or host name"));
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
       ->check(count_in(0, 65535));
@@ -83,6 +88,18 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
       ->transform(duration_to_seconds(db::kMinDbTimeoutS, db::kMaxDbTimeoutS));
 }
 
+// "--host api.internal: 127.0.0.1 of 127.0.0.1, ::1; " for the start-up line.
+std::string describe_host(const std::string& name, const core::Resolution& resolution) {
+  std::string text = "--host " + name + ": " + core::address_text(resolution.addresses.front());
+  if (resolution.addresses.size() > 1) {
+    text += " of ";
+    for (std::size_t i = 0; i < resolution.addresses.size(); ++i) {
+      text += (i == 0 ? "" : ", ") + core::address_text(resolution.addresses[i]);
+    }
+  }
+  return text + "; ";
+}
+
 // Waits for SIGINT, SIGTERM or SIGHUP: the first drains, a second one stops at once.
 void wait_for_signals(server::Server& server, const sigset_t& signals) {
   int signal_number = 0;
@@ -106,6 +123,19 @@ int run_serve(int argc, char** argv) {
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
   std::string url_error;
   database.settings.target = *db::parse_database_url(database.url, url_error);  // checked above
+
+  // A name: the first of its addresses, in the resolver's order, like most servers given a name
+  // (Go's net.Listen, Node's listen): one listener per worker, and the line below says which.
+  std::string host_name;
+  if (!core::is_ip_literal(config.host)) {
+    core::Resolution resolution = core::resolve_host(config.host, config.port);
+    if (!resolution.error.empty()) {
+      std::fprintf(stderr, "ringside serve: --host: %s\n", resolution.error.c_str());
+      return 2;
+    }
+    host_name = describe_host(config.host, resolution);
+    config.host = core::address_text(resolution.addresses.front());
+  }
 
   const sigset_t signals = take_shutdown_signals();
 
@@ -137,8 +167,8 @@ int run_serve(int argc, char** argv) {
   try {
     server::Server server(config, std::move(router), make_worker_database);
     server.start();
-    std::printf("ringside serve: listening on http://%s (%u threads, max %zu connections, db %s)\n",
-                core::host_port(config.host, server.port()).c_str(), config.threads,
+    std::printf("ringside serve: listening on http://%s (%s%u threads, max %zu connections, db %s)\n",
+                core::host_port(config.host, server.port()).c_str(), host_name.c_str(), config.threads,
                 config.max_connections, db::describe(database.settings.target).c_str());
     std::fflush(stdout);
     wait_for_signals(server, signals);

@@ -23,15 +23,14 @@ namespace {
 
 bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage& out,
                    socklen_t& length) {
-  const std::string literal = host == "localhost" ? "127.0.0.1" : host;
   auto* v4 = reinterpret_cast<sockaddr_in*>(&out);
-  if (inet_pton(AF_INET, literal.c_str(), &v4->sin_addr) == 1) {
+  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
     v4->sin_family = AF_INET;
     v4->sin_port = htons(port);
     length = sizeof(sockaddr_in);
     return true;
   }
-  std::string v6_literal = literal;
+  std::string v6_literal = host;
   if (v6_literal.size() > 2 && v6_literal.front() == '[' && v6_literal.back() == ']') {
     v6_literal = v6_literal.substr(1, v6_literal.size() - 2);
   }

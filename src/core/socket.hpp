@@ -20,13 +20,12 @@ struct ListenOptions {
   bool share_port = false;
 };
 
-// Parses an IPv4 or IPv6 literal, bracketed or not ("localhost" means 127.0.0.1) into a socket
-// address. Name resolution is left out on purpose: the binary is static, and a server or a load
-// test should use the address it is told, not a lookup.
+// Parses an IPv4 or IPv6 literal, bracketed or not, into a socket address. Names, "localhost"
+// included, are resolved once at start-up by core/resolve.hpp, never here.
 bool parse_address(const std::string& host, std::uint16_t port, sockaddr_storage& out,
                    socklen_t& length);
 
-// True for an IPv4 or IPv6 literal (or "localhost"): what --host accepts.
+// True for an IPv4 or IPv6 literal.
 bool is_ip_literal(const std::string& host);
 
 // "127.0.0.1:80" or "[::1]:80", for URLs and messages.

@@ -4,6 +4,8 @@
 
 #include <cmath>
 
+#include "load/resolve_url.hpp"
+
 namespace ringside::load {
 namespace {
 
@@ -170,6 +172,12 @@ nlohmann::ordered_json to_json(const LoadResult& r) {
   config["keep_alive"] = c.keep_alive;
   config["timeout_s"] = c.timeout_s;
   config["warmup_s"] = c.warmup_s;
+  // Only when the URLs name a host (they all share one, load_run's validate): what it resolved to.
+  if (const Url& url = c.targets.front().url; !url.resolved.empty()) {
+    nlohmann::ordered_json addresses = nlohmann::ordered_json::array();
+    for (const core::SocketAddress& address : url.resolved) addresses.push_back(core::address_text(address));
+    config["resolved"][url.host] = {{"addresses", addresses}, {"used", used_address_text(url)}};
+  }
   j["config"] = config;
   j["interrupted"] = r.interrupted;
   j["start_epoch_s"] = r.start_epoch_s;

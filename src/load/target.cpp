@@ -114,8 +114,12 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
     url.port = static_cast<std::uint16_t>(value);
   }
   url.address = {};
-  if (!core::parse_address(url.host, url.port, url.address, url.address_length)) {
-    error = "URL host must be an IP address or localhost (no name lookup): " + url.host;
+  url.address_length = 0;
+  url.resolved.clear();
+  if (core::parse_address(url.host, url.port, url.address, url.address_length)) return true;
+  if (authority.front() == '[' || !core::is_host_name(url.host)) {
+    error = "URL host must be an IP address or a host name (letters, digits, '-', '.'): " +
+            printable(host);
     return false;
   }
   return true;

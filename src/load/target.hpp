@@ -9,18 +9,27 @@
 #include <string_view>
 #include <vector>
 
+#include "core/resolve.hpp"
+#include "core/socket.hpp"
+
 namespace ringside::load {
 
 struct Url {
   std::string host;  // as written, without brackets
   std::uint16_t port = 80;
   std::string path;  // path and query, at least "/"
+  // Where every connection goes: the IP literal, or for a host name the address resolve_url
+  // (load/resolve_url.hpp) chose. address_length is 0 for a name not resolved yet.
   sockaddr_storage address{};
   socklen_t address_length = 0;
+  // For a host name: every address it resolved to, in the resolver's order (empty for a literal).
+  std::vector<core::SocketAddress> resolved;
+
+  [[nodiscard]] bool is_name() const { return !core::is_ip_literal(host); }
 };
 
-// Parses "http://HOST[:PORT][/path?query][#fragment]". HOST is an IP literal or "localhost" (no
-// name lookup: the binary is static and benchmarks should name the address they measure). The
+// Parses "http://HOST[:PORT][/path?query][#fragment]". HOST is an IP literal, which fills in
+// `address`, or a host name (core::is_host_name), which resolve_url looks up later, once. The
 // fragment is dropped, as curl does (it never goes on the wire); a space, a control byte or a
 // non-ASCII byte is refused rather than sent (percent-encode it). On failure returns false and
 // sets `error` to one line saying what is wrong.

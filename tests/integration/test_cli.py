@@ -28,7 +28,7 @@ class CliTest(unittest.TestCase):
         cases = [(["--port", "abc"], "--port"), (["--port", "70000"], "--port"),
                  (["--threads", "0"], "--threads"), (["--header-timeout", "-1"], "--header-timeout"),
                  (["--idle-timeout", "0"], "--idle-timeout"), (["--max-body", "lots"], "--max-body"),
-                 (["--bogus"], "--bogus"), (["--host", "example.org"], "--host"), (["--max-connections", "0"], "--max-connections")]
+                 (["--bogus"], "--bogus"), (["--host", "api..internal"], "--host"), (["--max-connections", "0"], "--max-connections")]
         for args, name in cases:
             with self.subTest(args=args):
                 code, _, err = run("serve", *args)
