@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <cerrno>
+#include <chrono>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -20,6 +21,7 @@
 #include "load/resolve_url.hpp"
 #include "load/target.hpp"
 #include "number_flag.hpp"
+#include "start_at_flag.hpp"
 
 namespace ringside::apps {
 namespace {
@@ -35,6 +37,7 @@ struct LoadFlags {
   std::string warmup = "0s";
   std::string body_file;
   std::string hlog;
+  std::string start_at;
   bool no_keepalive = false;
   bool json = false;
 };
@@ -97,7 +100,15 @@ void define_flags(CLI::App& app, LoadFlags& f) {
       ->capture_default_str()
       ->check(duration_in(0, load::kMaxWarmupS));
   app.add_flag("--json", f.json, "Print one JSON document (schema: docs/load-json.md)");
-  app.add_option("--hlog", f.hlog, "Also write the latency histogram as an HdrHistogram log");
+  app.add_option("--hlog", f.hlog,
+                 "Also write the latency as an HdrHistogram log, one interval per second");
+  app.add_option("--start-at", f.start_at,
+                 "Begin measuring at this wall-clock instant: epoch seconds, or +S from now "
+                 "(+5, +500ms); connects and warms up first, so generators on several machines "
+                 "begin together");
+  app.add_option("--tag", f.config.tag,
+                 "Name this generator in the JSON and the histogram log (1-64 of A-Z a-z 0-9 . _ -)")
+      ->check(flag_check(load::check_tag));
 }
 
 // Turns flags into a config; returns one line naming the flag at fault, or "".
@@ -108,6 +119,15 @@ std::string build_config(LoadFlags& f) {
   c.timeout_s = *parse_duration_seconds(f.timeout);
   c.warmup_s = *parse_duration_seconds(f.warmup);
   c.keep_alive = !f.no_keepalive;
+  c.latency_per_second = !f.hlog.empty();
+  if (!f.start_at.empty()) {
+    // Resolved once, now: "+5" means five seconds after this line, whatever follows.
+    const double now = std::chrono::duration<double>(
+                           std::chrono::system_clock::now().time_since_epoch()).count();
+    std::string error;
+    c.start_at_epoch_s = parse_start_at(f.start_at, now, error);
+    if (!c.start_at_epoch_s) return "--start-at " + error;
+  }
   f.spec.keep_alive = c.keep_alive;
   if (!f.body_file.empty()) {
     std::ifstream in(f.body_file, std::ios::binary);
@@ -155,7 +175,10 @@ std::string build_config(LoadFlags& f) {
 }
 
 void show_progress(const load::LoadConfig& c, const load::LoadProgress& p, double rate) {
-  if (p.elapsed_s < 0) {
+  if (p.elapsed_s < 0 && c.start_at_epoch_s) {
+    std::fprintf(stderr, "\r  %sstarting in %.1f s          ", p.warming_up ? "warming up, " : "",
+                 -p.elapsed_s);
+  } else if (p.elapsed_s < 0) {
     std::fprintf(stderr, "\r  warming up: %.1fs left          ", -p.elapsed_s);
   } else if (c.requests > 0) {
     std::fprintf(stderr, "\r  %llu/%llu requests  %.0f req/s  %llu errors   ",
@@ -176,7 +199,8 @@ bool write_hlog(std::FILE* file, const load::LoadResult& result) {
   load::HdrLogWriter log(file);
   log.write_comment("ringside load latency, microseconds, corrected when -R is given");
   log.write_header(result.start_epoch_s);
-  log.write_interval(0, result.elapsed_s, result.stats.latency);
+  load::write_intervals_per_second(log, result.stats.latency_seconds, result.elapsed_s,
+                                   result.config.tag);
   bool ok = log.ok();
   return std::fclose(file) == 0 && ok;
 }
@@ -211,6 +235,12 @@ int run_load(int argc, char** argv) {
 
   load::LoadRun run(flags.config);
   run.start();
+  if (run.late_at_start_s() > 0) {
+    std::fprintf(stderr,
+                 "ringside load: --start-at: the instant was %.3f s past when this generator was "
+                 "ready, so it measures from now; pick a later start (e.g. +5)\n",
+                 run.late_at_start_s());
+  }
   const bool progress = !flags.json && isatty(STDERR_FILENO);
   std::uint64_t last_done = 0;
   double last_elapsed = 0;

@@ -13,6 +13,7 @@ constexpr const char* kUsage =
     "commands:\n"
     "  serve     run the HTTP/1.1 server (ringside serve --help)\n"
     "  load      load-test an HTTP server (ringside load --help)\n"
+    "  merge     merge the results of several load generators (ringside merge --help)\n"
     "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
     "  compare   check and list the contestants (ringside compare --help)\n"
     "\n"
@@ -36,6 +37,7 @@ int main(int argc, char** argv) {
   }
   if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);
   if (command == "load") return ringside::apps::run_load(argc - 1, argv + 1);
+  if (command == "merge") return ringside::apps::run_merge(argc - 1, argv + 1);
   if (command == "db") return ringside::apps::run_db(argc - 1, argv + 1);
   if (command == "compare") return ringside::apps::run_compare(argc - 1, argv + 1);
   std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);

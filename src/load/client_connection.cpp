@@ -25,9 +25,11 @@ bool is_connect_class(ErrorClass error) {
 
 }  // namespace
 
-void ClientConnection::init(LoadWorker& worker, core::TimePoint first_send) {
+void ClientConnection::init(LoadWorker& worker, core::TimePoint start,
+                            core::Duration schedule_offset) {
   worker_ = &worker;
-  next_send_ = first_send;
+  schedule_offset_ = schedule_offset;
+  next_send_ = start + schedule_offset;
 }
 
 void ClientConnection::start() { connect_now(worker_->loop.now()); }
@@ -243,10 +245,13 @@ void ClientConnection::finish_response(core::TimePoint now) {
   worker_->in_flight_changed(-1);
   if (p.measured) {
     Stats& stats = worker_->stats();
-    stats.latency.record(worker_->micros(now - p.intended));
+    const std::uint64_t latency = worker_->micros(now - p.intended);
+    stats.latency.record(latency);
     stats.latency_uncorrected.record(worker_->micros(now - p.written));
     ++stats.status[status_ < stats.status.size() ? status_ : 0];
-    stats.count_completion(worker_->second_of(now));
+    const std::size_t second = worker_->second_of(now);
+    stats.count_completion(second);
+    if (stats.latency_seconds.enabled()) stats.latency_seconds.record(second, latency);
   } else {
     ++worker_->stats().warmup_completed;
   }

@@ -26,7 +26,10 @@ class LoadWorker;
 
 class ClientConnection final : public core::TransportHandler, public core::TimerNode {
  public:
-  void init(LoadWorker& worker, core::TimePoint first_send);
+  // -R: the first send is due at start + offset, and every connection_count / rate after.
+  void init(LoadWorker& worker, core::TimePoint start, core::Duration schedule_offset);
+  // --start-at: the schedule begins again at start + the offset given to init.
+  void restart_schedule(core::TimePoint start) { next_send_ = start + schedule_offset_; }
   void start();  // opens the first connection
   void on_timer();
   void on_due();
@@ -77,6 +80,7 @@ class ClientConnection final : public core::TransportHandler, public core::Timer
   bool reading_ = false;  // inside on_data: new requests wait for the read's last answer
   core::TimePoint connect_started_{};
   core::TimePoint next_send_{};  // -R: this connection's next scheduled send
+  core::Duration schedule_offset_{};
   std::array<Pending, kMaxPipeline> pending_{};
   unsigned head_ = 0;        // oldest request in flight
   unsigned count_ = 0;       // requests in flight (claimed, written or not)

@@ -8,6 +8,7 @@
 #include <charconv>
 #include <cmath>
 #include <ctime>
+#include <string>
 #include <stdexcept>
 
 namespace ringside::load {
@@ -284,6 +285,95 @@ void HdrLogWriter::emit(std::string_view text) {
     stream_->write(text.data(), static_cast<std::streamsize>(text.size()));
     ok_ = stream_->good() && ok_;
   }
+}
+
+}  // namespace ringside::load
+
+namespace ringside::load {
+namespace {
+
+// "StartTime: 1712345678.123 (seconds since epoch), ..." -> 1712345678.123
+std::optional<double> header_seconds(std::string_view line, std::string_view key) {
+  const std::size_t at = line.find(key);
+  if (at == std::string_view::npos) return std::nullopt;
+  std::string_view rest = line.substr(at + key.size());
+  while (!rest.empty() && rest.front() == ' ') rest.remove_prefix(1);
+  double value = 0;
+  const auto result = std::from_chars(rest.data(), rest.data() + rest.size(), value);
+  if (result.ec != std::errc()) return std::nullopt;
+  return value;
+}
+
+double field_number(std::string_view field, std::size_t line_number) {
+  double value = 0;
+  const auto result = std::from_chars(field.data(), field.data() + field.size(), value);
+  if (result.ec != std::errc() || result.ptr != field.data() + field.size()) {
+    fail("line " + std::to_string(line_number) + ": '" + std::string(field.substr(0, 40)) +
+         "' is not a number");
+  }
+  return value;
+}
+
+}  // namespace
+
+void write_intervals_per_second(HdrLogWriter& log, const SecondHistograms& seconds,
+                                double elapsed_s, std::string_view tag) {
+  const auto whole = static_cast<std::size_t>(std::ceil(elapsed_s - 1e-9));
+  const std::size_t count = std::max<std::size_t>(whole, 1);
+  for (std::size_t i = 0; i < count; ++i) {
+    Histogram interval = seconds.histogram(i);
+    if (i + 1 == count) {
+      for (std::size_t late = count; late < seconds.size(); ++late) {
+        interval.merge(seconds.histogram(late));
+      }
+    }
+    const double length = std::clamp(elapsed_s - static_cast<double>(i), 0.0, 1.0);
+    log.write_interval(static_cast<double>(i), length, interval, tag);
+  }
+}
+
+HdrLog read_hdr_log(std::istream& in) {
+  HdrLog log;
+  std::string line;
+  std::size_t line_number = 0;
+  while (std::getline(in, line)) {
+    ++line_number;
+    if (!line.empty() && line.back() == '\r') line.pop_back();
+    std::string_view rest = line;
+    if (rest.empty()) continue;
+    if (rest.front() == '#') {
+      if (auto start = header_seconds(rest, "StartTime:")) log.start_epoch_s = start;
+      continue;
+    }
+    if (rest.front() == '"' || rest.starts_with("StartTimestamp")) continue;  // the legend
+    HdrLogInterval interval;
+    if (rest.starts_with("Tag=")) {
+      const std::size_t comma = rest.find(',');
+      if (comma == std::string_view::npos) fail("line " + std::to_string(line_number) + ": a tag alone");
+      interval.tag = std::string(rest.substr(4, comma - 4));
+      rest.remove_prefix(comma + 1);
+    }
+    std::string_view fields[4];
+    for (int f = 0; f < 3; ++f) {
+      const std::size_t comma = rest.find(',');
+      if (comma == std::string_view::npos) {
+        fail("line " + std::to_string(line_number) +
+             ": expected start,length,max,histogram (is this an HdrHistogram log?)");
+      }
+      fields[f] = rest.substr(0, comma);
+      rest.remove_prefix(comma + 1);
+    }
+    fields[3] = rest;
+    interval.start_s = field_number(fields[0], line_number);
+    interval.length_s = field_number(fields[1], line_number);
+    try {
+      interval.histogram = decode_compressed(fields[3]);
+    } catch (const std::runtime_error& e) {
+      fail("line " + std::to_string(line_number) + ": " + e.what());
+    }
+    log.intervals.push_back(std::move(interval));
+  }
+  return log;
 }
 
 }  // namespace ringside::load

@@ -26,11 +26,15 @@
 #pragma once
 
 #include <cstdio>
+#include <istream>
+#include <optional>
 #include <ostream>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "load/histogram.hpp"
+#include "load/second_histograms.hpp"
 
 namespace ringside::load {
 
@@ -77,5 +81,28 @@ class HdrLogWriter {
   double max_value_unit_ratio_;
   bool ok_ = true;
 };
+
+// Writes `seconds` as one interval per second of a measured phase `elapsed_s` long: interval i
+// starts at i and lasts one second, the last one what is left of elapsed_s (completions noted
+// after elapsed_s, in the loop turn that ended the run, go into the last interval).
+void write_intervals_per_second(HdrLogWriter& log, const SecondHistograms& seconds,
+                                double elapsed_s, std::string_view tag = {});
+
+struct HdrLogInterval {
+  std::string tag;  // "" when the line has no Tag=
+  double start_s = 0;
+  double length_s = 0;
+  Histogram histogram;
+};
+
+struct HdrLog {
+  std::optional<double> start_epoch_s;  // the StartTime header, if any
+  std::vector<HdrLogInterval> intervals;
+};
+
+// Reads a log as HdrLogWriter writes it (and as HdrHistogram's writers do: comments, StartTime,
+// BaseTime, the legend, "[Tag=t,]start,length,max,HISTF..." lines). Throws std::runtime_error
+// naming the line that is wrong.
+[[nodiscard]] HdrLog read_hdr_log(std::istream& in);
 
 }  // namespace ringside::load

@@ -153,6 +153,23 @@ void Histogram::add_at_index(std::size_t index, std::uint64_t count) {
   max_ = std::max(max_, highest);
 }
 
+void Histogram::restore_summary(std::uint64_t min, std::uint64_t max, double mean, double stdev) {
+  if (total_ == 0 || min > max || !(mean >= 0) || !(stdev >= 0)) return;
+  min_ = min;
+  max_ = max;
+  const long double n = static_cast<long double>(total_);
+  const long double m = mean;
+  const long double sd = stdev;
+  sum_ = static_cast<Wide>(n * m + 0.5L);
+  sum_squares_ = static_cast<Wide>(n * (sd * sd + m * m) + 0.5L);
+  // Rounding must not leave n * sum(x^2) below sum(x)^2: stdev() subtracts them unsigned.
+  Wide scaled, square;
+  if (!__builtin_mul_overflow(Wide{total_}, sum_squares_, &scaled) &&
+      !__builtin_mul_overflow(sum_, sum_, &square) && scaled < square) {
+    sum_squares_ = (square + total_ - 1) / total_;
+  }
+}
+
 double Histogram::mean() const {
   if (total_ == 0) return 0.0;
   return static_cast<double>(static_cast<long double>(sum_) / total_);

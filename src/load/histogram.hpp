@@ -111,6 +111,11 @@ class Histogram {
   // value (the exact values are gone), so min/max/mean of a decoded histogram are bucket-precise.
   // Throws std::out_of_range for an index past counts_length().
   void add_at_index(std::size_t index, std::uint64_t count);
+  // For decoders whose source also kept the exact summary the encoding drops (a JSON result's
+  // min, max, mean and stdev): replaces the bucket-precise ones, so percentiles clip to the
+  // exact max and a merge's mean and stdev come from the exact ones (to double precision).
+  // Ignored on an empty histogram or when min > max.
+  void restore_summary(std::uint64_t min, std::uint64_t max, double mean, double stdev);
 
  private:
   __extension__ using Wide = unsigned __int128;  // GCC/Clang; both targets we build with

@@ -3,7 +3,9 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <thread>
 #include <vector>
 
@@ -22,6 +24,13 @@ struct LoadConfig {
   double timeout_s = 10;          // per request, and per connect
   double warmup_s = 0;            // traffic before measuring, excluded from every number
   bool keep_alive = true;
+  // --start-at: the measured phase begins at this wall-clock instant (seconds since the epoch),
+  // after the connections are open and the warm-up (cut at the instant) is done, so generators
+  // on several machines begin together. Unset: it begins right after the warm-up.
+  std::optional<double> start_at_epoch_s;
+  std::string tag;  // --tag: names this generator in the JSON and the histogram log ("": none)
+  // --hlog: also keep the corrected latency of each second (Stats::latency_seconds).
+  bool latency_per_second = false;
 
   [[nodiscard]] double effective_duration_s() const {
     return duration_s > 0 ? duration_s : (requests > 0 ? 0 : 10.0);
@@ -39,5 +48,11 @@ inline constexpr double kMaxTimeoutS = 3600;
 inline constexpr double kMaxWarmupS = 3600;
 inline constexpr double kMinRate = 0.01;  // one request per 100 s
 inline constexpr double kMaxRate = 100'000'000;
+inline constexpr double kMaxStartAheadS = 24 * 3600.0;  // --start-at: at most a day ahead
+inline constexpr std::size_t kMaxTagLength = 64;
+
+// "" when `tag` is 1..kMaxTagLength characters of [A-Za-z0-9._-] (safe in a log line, a file
+// name and a shell word); otherwise what is wrong with it.
+std::string check_tag(std::string_view tag);
 
 }  // namespace ringside::load

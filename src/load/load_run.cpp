@@ -1,6 +1,7 @@
 #include "load/load_run.hpp"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <stdexcept>
 
@@ -22,7 +23,25 @@ std::uint64_t scale(std::uint64_t value, unsigned numerator, unsigned denominato
 // False for NaN, which compares false with everything.
 bool within(double value, double min, double max) { return value >= min && value <= max; }
 
+double wall_clock_epoch_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch())
+      .count();
+}
+
 }  // namespace
+
+std::string check_tag(std::string_view tag) {
+  if (tag.empty() || tag.size() > kMaxTagLength) {
+    return "must be 1 to " + std::to_string(kMaxTagLength) + " characters, got " +
+           std::to_string(tag.size());
+  }
+  for (const char c : tag) {
+    const bool allowed = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') ||
+                         (c >= '0' && c <= '9') || c == '.' || c == '_' || c == '-';
+    if (!allowed) return "may hold only letters, digits, '.', '_' and '-'";
+  }
+  return "";
+}
 
 std::string validate(const LoadConfig& config) {
   if (config.targets.empty()) return "no URL given: pass one, or --urls-file";
@@ -43,6 +62,12 @@ std::string validate(const LoadConfig& config) {
     return "--timeout must be from 1ms to 1h";
   }
   if (!within(config.warmup_s, 0, kMaxWarmupS)) return "--warmup must be from 0s to 1h";
+  if (!config.tag.empty()) {
+    if (std::string error = check_tag(config.tag); !error.empty()) return "--tag " + error;
+  }
+  if (config.start_at_epoch_s && !std::isfinite(*config.start_at_epoch_s)) {
+    return "--start-at must be a finite time";
+  }
   if (!config.keep_alive && config.pipeline > 1) return "--pipeline needs keep-alive (drop --no-keepalive)";
   if (config.requests > 0 && config.connections > config.requests) {
     return "-c/--connections " + std::to_string(config.connections) + " exceeds -n/--requests " +
@@ -96,10 +121,26 @@ void LoadRun::start() {
   if (started_) throw std::logic_error("LoadRun::start called twice");
   started_ = true;
   const core::TimePoint start = core::Clock::now();
-  measure_from_ = start + core::seconds_to_duration(config_.warmup_s);
+  const double start_epoch = wall_clock_epoch_s();
+  const core::Duration warmup = core::seconds_to_duration(config_.warmup_s);
+  if (config_.start_at_epoch_s) {
+    // The instant becomes a point on the steady clock once, here, and the workers' loops wait
+    // for it with their own timers (epoll_pwait2: nanosecond timeouts) rather than a thread
+    // sleeping with clock_nanosleep(CLOCK_REALTIME, TIMER_ABSTIME): the loops keep serving the
+    // idle connections meanwhile (a close by the server, a reconnect), and both clocks are
+    // slewed alike by NTP, so they part only if the wall clock is stepped during the wait
+    // (at most a day), which chrony and ntpd do not do once synchronised.
+    const double wait = *config_.start_at_epoch_s - start_epoch;
+    late_at_start_s_ = wait < 0 ? -wait : 0;
+    measure_from_ = start + core::seconds_to_duration(wait > 0 ? wait : 0);
+    warmup_end_ = std::min(start + warmup, measure_from_);
+    start_epoch_s_ = start_epoch + (wait > 0 ? wait : 0);
+  } else {
+    measure_from_ = start + warmup;
+    warmup_end_ = measure_from_;
+    start_epoch_s_ = start_epoch + config_.warmup_s;
+  }
   const double duration = config_.effective_duration_s();
-  const auto now_epoch = std::chrono::system_clock::now().time_since_epoch();
-  start_epoch_s_ = std::chrono::duration<double>(now_epoch).count() + config_.warmup_s;
   for (const WorkerShare& share :
        share_work(config_.requests, config_.connections, config_.threads)) {
     WorkerPlan plan;
@@ -107,6 +148,7 @@ void LoadRun::start() {
     plan.connections = share.connections;
     plan.requests = share.requests;
     plan.start = start;
+    plan.warmup_end = warmup_end_;
     plan.measure_from = measure_from_;
     if (duration > 0) plan.end = measure_from_ + core::seconds_to_duration(duration);
     workers_.push_back(std::make_unique<LoadWorker>(config_, plan));
@@ -150,7 +192,9 @@ LoadProgress LoadRun::progress() const {
     progress.errored += worker->published_errored();
     progress.answered += worker->published_answered();
   }
-  progress.elapsed_s = std::chrono::duration<double>(core::Clock::now() - measure_from_).count();
+  const core::TimePoint now = core::Clock::now();
+  progress.elapsed_s = std::chrono::duration<double>(now - measure_from_).count();
+  progress.warming_up = now < warmup_end_;
   return progress;
 }
 
@@ -163,6 +207,18 @@ LoadResult LoadRun::finish() {
   result.config = config_;
   result.interrupted = stopped_.load();
   result.start_epoch_s = start_epoch_s_;
+  if (config_.start_at_epoch_s) {
+    // The actual start: the earliest worker's first turn in the measured phase, read on the wall
+    // clock (the converted instant above is only when it was due).
+    double earliest = 0;
+    for (auto& worker : workers_) {
+      const double t = worker->measured_start_epoch_s();
+      if (t > 0 && (earliest == 0 || t < earliest)) earliest = t;
+    }
+    if (earliest > 0) result.start_epoch_s = earliest;
+    result.intended_start_epoch_s = config_.start_at_epoch_s;
+    result.start_late_s = result.start_epoch_s - *config_.start_at_epoch_s;
+  }
   for (auto& worker : workers_) result.stats.merge(worker->stats());
   double elapsed = std::chrono::duration<double>(end - measure_from_).count();
   const double duration = config_.effective_duration_s();

@@ -14,6 +14,7 @@
 #include <atomic>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <string>
 #include <thread>
 #include <vector>
@@ -32,6 +33,9 @@ struct LoadResult {
   double elapsed_s = 0;  // the measured phase: from the end of the warm-up to the stop
   bool interrupted = false;
   double start_epoch_s = 0;  // wall clock when the measured phase began (for logs)
+  // --start-at: the instant asked for, and start_epoch_s minus it (how late the start was).
+  std::optional<double> intended_start_epoch_s;
+  std::optional<double> start_late_s;
 };
 
 struct LoadProgress {
@@ -39,6 +43,7 @@ struct LoadProgress {
   std::uint64_t errored = 0;
   std::uint64_t answered = 0;  // responses of the warm-up too: what the server did so far
   double elapsed_s = 0;  // since the measured phase began (negative during the warm-up)
+  bool warming_up = false;  // before the measured phase: the warm-up runs (else: idle, --start-at)
 };
 
 // Checks every setting against its range (load_config.hpp) and the ones that depend on each
@@ -65,7 +70,12 @@ class LoadRun {
   LoadRun(const LoadRun&) = delete;
   LoadRun& operator=(const LoadRun&) = delete;
 
-  void start();  // once; after an early stop() the workers start already stopped
+  // Once; after an early stop() the workers start already stopped. With --start-at, the instant
+  // is converted to the steady clock here, once.
+  void start();
+  // --start-at: how far the instant was already past when start() ran (0: not past, or none).
+  // The measured phase then begins at once.
+  [[nodiscard]] double late_at_start_s() const { return late_at_start_s_; }
   void stop();   // from any thread (not a signal handler: it locks); what was measured is kept
   [[nodiscard]] bool wait_for(core::Duration timeout);  // true once every worker has finished
   [[nodiscard]] LoadProgress progress() const;
@@ -73,8 +83,10 @@ class LoadRun {
 
  private:
   LoadConfig config_;
+  core::TimePoint warmup_end_{};
   core::TimePoint measure_from_{};
   double start_epoch_s_ = 0;
+  double late_at_start_s_ = 0;
   std::mutex start_stop_;  // stop() must not walk workers_ while start() fills it
   std::atomic<bool> stopped_{false};
   bool started_ = false;

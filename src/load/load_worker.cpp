@@ -27,8 +27,9 @@ LoadWorker::LoadWorker(const LoadConfig& cfg, const WorkerPlan& plan)
                                                  : core::Duration::zero();
   for (unsigned i = 0; i < plan.connections; ++i) {
     // -R: connection g of all sends first at start + g/rate, so sends are spread evenly.
-    connections_.emplace_back().init(*this, plan.start + stagger * (plan.first_connection + i));
+    connections_.emplace_back().init(*this, plan.start, stagger * (plan.first_connection + i));
   }
+  if (config.latency_per_second) stats_.latency_seconds.enable(stats_.latency);
   if (plan.end) stats_.per_second.reserve(static_cast<std::size_t>(std::min<core::Duration>(*plan.end - plan.measure_from, std::chrono::hours(1)) / std::chrono::seconds(1)) + 2);  // -d 30d: grows
 }
 
@@ -41,6 +42,13 @@ LoadWorker::Claim LoadWorker::claim(ClientConnection& connection, core::TimePoin
       return {};
     }
     intended = connection.next_send();
+  }
+  if (idle(intended)) {
+    // --start-at: between the warm-up and the instant. The connection's schedule starts over at
+    // the instant (with its -R stagger), so the measured phase opens as a run without warm-up.
+    connection.restart_schedule(plan_.measure_from);
+    schedule_due(connection);
+    return {};
   }
   const bool measured = measuring(intended);
   if (measured) {
@@ -96,6 +104,8 @@ core::Duration LoadWorker::next_wait(core::TimePoint now) const {
   if (!backoffs.empty()) until = std::min(until, backoffs.next_deadline());
   if (!due_.empty()) until = std::min(until, due_.top().at);
   if (plan_.end) until = std::min(until, *plan_.end);
+  // Wake at the instant the measured phase begins, to note when it did (--start-at).
+  if (!measuring(now)) until = std::min(until, plan_.measure_from);
   return std::max(until - now, core::Duration::zero());
 }
 
@@ -122,6 +132,10 @@ void LoadWorker::run() {
     const core::TimePoint now = loop.now();
     count_outstanding(last_turn, now, outstanding);
     last_turn = now;
+    if (measured_start_epoch_s_ == 0 && measuring(now)) {
+      measured_start_epoch_s_ =
+          std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+    }
     timeouts.expire(now, fire);
     backoffs.expire(now, fire);
     fire_due(now);
@@ -131,6 +145,7 @@ void LoadWorker::run() {
   }
   stopping_ = true;
   for (ClientConnection& connection : connections_) connection.abandon();
+  stats_.latency_seconds.finish();
   published_completed_.store(stats_.completed, std::memory_order_relaxed);
   published_answered_.store(stats_.completed + stats_.warmup_completed, std::memory_order_relaxed);
   published_errored_.store(stats_.errored, std::memory_order_relaxed);

@@ -25,7 +25,10 @@ struct WorkerPlan {
   unsigned connections = 0;
   std::uint64_t requests = 0;     // this worker's share of -n (0: unbounded)
   core::TimePoint start;          // traffic starts
-  core::TimePoint measure_from;   // warm-up ends
+  // No request is sent from warmup_end until measure_from (--start-at: the warm-up ended before
+  // the instant; the connections stay open and idle). Equal without --start-at.
+  core::TimePoint warmup_end;
+  core::TimePoint measure_from;   // the measured phase begins
   std::optional<core::TimePoint> end;  // duration ends
 };
 
@@ -46,6 +49,9 @@ class LoadWorker {
   [[nodiscard]] std::uint64_t published_answered() const { return published_answered_.load(std::memory_order_relaxed); }
   [[nodiscard]] std::uint64_t published_errored() const { return published_errored_.load(std::memory_order_relaxed); }
   [[nodiscard]] bool done() const { return done_.load(std::memory_order_acquire); }
+  // Wall clock (seconds since the epoch) read on the first loop turn of the measured phase; 0 if
+  // the worker stopped before it. Read after run() has returned.
+  [[nodiscard]] double measured_start_epoch_s() const { return measured_start_epoch_s_; }
 
   // For connections. Claims the right to start one request now, or says when to ask again.
   struct Claim {
@@ -66,6 +72,9 @@ class LoadWorker {
     return target;
   }
   [[nodiscard]] bool measuring(core::TimePoint t) const { return t >= plan_.measure_from; }
+  [[nodiscard]] bool idle(core::TimePoint t) const {
+    return t >= plan_.warmup_end && t < plan_.measure_from;
+  }
   [[nodiscard]] std::size_t second_of(core::TimePoint t) const;
   [[nodiscard]] std::uint64_t micros(core::Duration d) const;
   [[nodiscard]] bool stopping() const { return stopping_; }
@@ -102,6 +111,7 @@ class LoadWorker {
   std::uint32_t target_cursor_ = 0;
   std::int64_t in_flight_ = 0;
   bool stopping_ = false;
+  double measured_start_epoch_s_ = 0;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> done_{false};
   std::atomic<std::uint64_t> published_completed_{0};

@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "load/hdr_log.hpp"
 #include "load/resolve_url.hpp"
 
 namespace ringside::load {
@@ -18,19 +19,6 @@ std::string mode_text(const LoadConfig& c) {
   if (c.rate > 0) mode += fmt::format(", constant rate {} req/s", c.rate);
   if (c.warmup_s > 0) mode += fmt::format(" (after a {}s warm-up, excluded)", c.warmup_s);
   return mode;
-}
-
-nlohmann::ordered_json histogram_json(const Histogram& h) {
-  nlohmann::ordered_json out;
-  out["count"] = h.count();
-  out["min"] = h.min();
-  out["mean"] = h.mean();
-  out["stdev"] = h.stdev();
-  out["max"] = h.max();
-  nlohmann::ordered_json percentiles;
-  for (double p : kReportPercentiles) percentiles[fmt::format("{}", p)] = h.value_at_percentile(p);
-  out["percentiles"] = percentiles;
-  return out;
 }
 
 void append_connection_times(std::string& out, const Stats& s) {
@@ -48,6 +36,23 @@ void append_connection_times(std::string& out, const Stats& s) {
 }
 
 }  // namespace
+
+nlohmann::ordered_json histogram_json(const Histogram& h) {
+  nlohmann::ordered_json out;
+  out["count"] = h.count();
+  out["min"] = h.min();
+  out["mean"] = h.mean();
+  out["stdev"] = h.stdev();
+  out["max"] = h.max();
+  nlohmann::ordered_json percentiles;
+  for (double p : kReportPercentiles) percentiles[fmt::format("{}", p)] = h.value_at_percentile(p);
+  out["percentiles"] = percentiles;
+  out["hdr"] = encode_compressed(h);
+  out["lowest"] = h.lowest_trackable();
+  out["highest"] = h.highest_trackable();
+  out["digits"] = h.significant_digits();
+  return out;
+}
 
 std::string format_micros(double micros) {
   // Compared after rounding as printed: 999.7 us is "1.00ms", not "1000us".
@@ -87,6 +92,11 @@ std::string format_text(const LoadResult& r) {
                      c.targets.size() > 1 ? fmt::format(" (+{} more URLs, round-robin)", c.targets.size() - 1) : "");
   out += fmt::format("  {} connections, {} threads, {}, pipeline {}, {}\n", c.connections, c.threads,
                      c.keep_alive ? "keep-alive" : "a new connection per request", c.pipeline, mode_text(c));
+  if (!c.tag.empty()) out += fmt::format("  tag {}\n", c.tag);
+  if (r.intended_start_epoch_s && r.start_late_s) {
+    out += fmt::format("  --start-at {:.3f}: began at {:.6f}, {:.3f} ms after the instant\n",
+                       *r.intended_start_epoch_s, r.start_epoch_s, *r.start_late_s * 1e3);
+  }
   if (r.interrupted) out += "  interrupted: these are the numbers measured until the stop\n";
   out += "\n";
   const RateSummary rates = summarize_rates(r);
@@ -102,6 +112,13 @@ std::string format_text(const LoadResult& r) {
   out += fmt::format("Throughput    read {:.2f} MB/s, written {:.2f} MB/s\n",
                      s.bytes_read / seconds / 1e6, s.bytes_written / seconds / 1e6);
   out += "\n";
+  return out + format_details(r);
+}
+
+std::string format_details(const LoadResult& r) {
+  const LoadConfig& c = r.config;
+  const Stats& s = r.stats;
+  std::string out;
   const bool corrected = c.rate > 0;
   const Histogram& lat = s.latency;
   const Histogram& raw = s.latency_uncorrected;
@@ -152,12 +169,7 @@ std::string format_text(const LoadResult& r) {
   return out;
 }
 
-nlohmann::ordered_json to_json(const LoadResult& r) {
-  const LoadConfig& c = r.config;
-  const Stats& s = r.stats;
-  nlohmann::ordered_json j;
-  j["schema"] = kJsonSchemaVersion;
-  j["tool"] = "ringside load";
+nlohmann::ordered_json config_json(const LoadConfig& c) {
   nlohmann::ordered_json config;
   nlohmann::ordered_json urls = nlohmann::ordered_json::array();
   for (const Target& t : c.targets) urls.push_back(url_text(t.url));
@@ -178,9 +190,26 @@ nlohmann::ordered_json to_json(const LoadResult& r) {
     for (const core::SocketAddress& address : url.resolved) addresses.push_back(core::address_text(address));
     config["resolved"][url.host] = {{"addresses", addresses}, {"used", used_address_text(url)}};
   }
-  j["config"] = config;
+  return config;
+}
+
+nlohmann::ordered_json to_json(const LoadResult& r) { return to_json(r, config_json(r.config)); }
+
+nlohmann::ordered_json to_json(const LoadResult& r, nlohmann::ordered_json config) {
+  const LoadConfig& c = r.config;
+  const Stats& s = r.stats;
+  nlohmann::ordered_json j;
+  j["schema"] = kJsonSchemaVersion;
+  j["tool"] = "ringside load";
+  j["tag"] = c.tag.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(c.tag);
+  j["config"] = std::move(config);
   j["interrupted"] = r.interrupted;
   j["start_epoch_s"] = r.start_epoch_s;
+  auto number_or_null = [](const std::optional<double>& v) {
+    return v ? nlohmann::ordered_json(*v) : nlohmann::ordered_json(nullptr);
+  };
+  j["intended_start_epoch_s"] = number_or_null(r.intended_start_epoch_s);
+  j["start_late_s"] = number_or_null(r.start_late_s);
   j["elapsed_s"] = r.elapsed_s;
   j["requests"] = {{"started", s.started}, {"completed", s.completed}, {"failed", s.errored},
                    {"in_flight", s.in_flight}, {"warmup", s.warmup_requests}};

@@ -14,7 +14,7 @@ namespace ringside::load {
 
 inline constexpr std::array<double, 11> kReportPercentiles = {50,   66,   75,   80,    90, 95,
                                                               98,   99,   99.9, 99.99, 100};
-inline constexpr int kJsonSchemaVersion = 1;
+inline constexpr int kJsonSchemaVersion = 2;
 
 struct RateSummary {
   double overall = 0;   // completed / elapsed
@@ -25,7 +25,17 @@ struct RateSummary {
 RateSummary summarize_rates(const LoadResult& result);
 
 std::string format_text(const LoadResult& result);
+// The parts of format_text after the counts: latency, status codes, errors, connection times
+// (`ringside merge` prints its own head above them).
+std::string format_details(const LoadResult& result);
 nlohmann::ordered_json to_json(const LoadResult& result);
+// The same with a given "config" object (a merge has no single LoadConfig).
+nlohmann::ordered_json to_json(const LoadResult& result, nlohmann::ordered_json config);
+nlohmann::ordered_json config_json(const LoadConfig& config);
+// One histogram's JSON object: the summary, the percentiles, and since schema 2 `hdr` (base64
+// of the compressed V2 encoding, hdr_log.hpp) with the layout, so a JSON result alone can be
+// merged exactly.
+nlohmann::ordered_json histogram_json(const Histogram& histogram);
 
 // "812us", "1.23ms", "2.50s"
 std::string format_micros(double micros);

@@ -9,6 +9,7 @@ void Stats::merge(const Stats& other) {
   latency_uncorrected.merge(other.latency_uncorrected);
   connect.merge(other.connect);
   waiting.merge(other.waiting);
+  latency_seconds.merge(other.latency_seconds);
   started += other.started;
   completed += other.completed;
   errored += other.errored;

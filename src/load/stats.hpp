@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "load/histogram.hpp"
+#include "load/second_histograms.hpp"
 
 namespace ringside::load {
 
@@ -66,6 +67,8 @@ struct Stats {
   std::array<std::uint64_t, kErrorClasses> errors{};
   std::array<std::uint64_t, 600> status{};  // by code; index 0 collects anything out of range
   std::vector<std::uint64_t> per_second;    // completions in each second after the warm-up
+  // With LoadConfig::latency_per_second: `latency` split by the second of the completion.
+  SecondHistograms latency_seconds;
 
   void count_error(ErrorClass error, std::uint64_t requests) {
     errors[static_cast<std::size_t>(error)] += requests;

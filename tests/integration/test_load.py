@@ -223,7 +223,8 @@ class LoadOutputTest(unittest.TestCase):
         with open(SCHEMA) as f:
             schema = json.load(f)
         with Server() as server:
-            for args in (["-n", "200", "-c", "2"], ["-d", "1s", "-R", "200", "-c", "2"]):
+            for args in (["-n", "200", "-c", "2"], ["-d", "1s", "-R", "200", "-c", "2"],
+                         ["-n", "50", "-c", "1", "--tag", "g1", "--start-at", "+0.2s"]):
                 jsonschema.validate(load(*args, server.url("/")), schema)
 
     def test_text_report_has_the_tables(self):

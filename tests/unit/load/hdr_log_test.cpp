@@ -323,3 +323,50 @@ TEST(HdrLog, WriterReportsFailuresAndBadTags) {
 
 }  // namespace
 }  // namespace ringside::load
+
+namespace ringside::load {
+namespace {
+
+TEST(HdrLogPerSecond, OneTaggedIntervalPerSecondTheLastOneShorter) {
+  SecondHistograms seconds;
+  seconds.enable(Histogram{});
+  for (std::size_t s = 0; s < 3; ++s) {
+    for (std::uint64_t v = 1; v <= 10 * (s + 1); ++v) seconds.record(s, v * 100);
+  }
+  seconds.record(3, 77);  // noted in the turn that ended a 2.5 s run: goes into the last second
+  seconds.finish();
+  std::ostringstream out;
+  HdrLogWriter writer(out);
+  writer.write_header(1'700'000'000.5);
+  write_intervals_per_second(writer, seconds, 2.5, "g1");
+  std::istringstream in(out.str());
+  const HdrLog log = read_hdr_log(in);
+  ASSERT_TRUE(log.start_epoch_s);
+  EXPECT_DOUBLE_EQ(*log.start_epoch_s, 1'700'000'000.5);
+  ASSERT_EQ(log.intervals.size(), 3u) << out.str();
+  const double starts[] = {0, 1, 2}, lengths[] = {1, 1, 0.5};
+  const std::uint64_t counts[] = {10, 20, 31};
+  for (std::size_t i = 0; i < 3; ++i) {
+    EXPECT_EQ(log.intervals[i].tag, "g1");
+    EXPECT_DOUBLE_EQ(log.intervals[i].start_s, starts[i]);
+    EXPECT_DOUBLE_EQ(log.intervals[i].length_s, lengths[i]);
+    EXPECT_EQ(log.intervals[i].histogram.count(), counts[i]);
+  }
+  EXPECT_NE(out.str().find("\nTag=g1,0.000,1.000,"), std::string::npos) << out.str();
+}
+
+TEST(HdrLogRead, NamesTheLineThatIsWrong) {
+  for (const char* text : {"#[StartTime: 1.0 (seconds since epoch)]\n0.000,1.000,2.0\n",
+                           "1.0,x,2.0,HISTFAAAA\n", "0.000,1.000,2.000,HISTF!!!!\n"}) {
+    std::istringstream in(text);
+    try {
+      (void)read_hdr_log(in);
+      ADD_FAILURE() << "accepted: " << text;
+    } catch (const std::runtime_error& e) {
+      EXPECT_NE(std::string(e.what()).find("line "), std::string::npos) << e.what();
+    }
+  }
+}
+
+}  // namespace
+}  // namespace ringside::load

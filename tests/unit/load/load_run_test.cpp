@@ -12,6 +12,7 @@
 #include <numeric>
 #include <stdexcept>
 #include <string>
+#include <vector>
 
 namespace ringside::load {
 namespace {
@@ -58,6 +59,9 @@ TEST(LoadRunValidation, TheLibraryRefusesWhatWouldDivideByZeroOrOverflow) {
       {"zero timeout", [](LoadConfig& c) { c.timeout_s = 0; }, "--timeout"},
       {"huge timeout", [](LoadConfig& c) { c.timeout_s = 1e10; }, "--timeout"},
       {"negative warm-up", [](LoadConfig& c) { c.warmup_s = -1; }, "--warmup"},
+      {"tag with a space", [](LoadConfig& c) { c.tag = "a b"; }, "--tag"},
+      {"tag too long", [](LoadConfig& c) { c.tag = std::string(65, 'x'); }, "--tag"},
+      {"NaN start", [](LoadConfig& c) { c.start_at_epoch_s = std::nan(""); }, "--start-at"},
       {"more connections than -n", [](LoadConfig& c) { c.requests = 3; }, "--requests"},
       {"method not a token", [](LoadConfig& c) { c.targets[0].method = "G T"; }, "--method"},
   };
@@ -90,6 +94,15 @@ void expect_exact_split(std::uint64_t requests, unsigned connections, unsigned t
   }
   EXPECT_EQ(next_connection, connections);
   EXPECT_EQ(total, requests);
+}
+
+TEST(CheckTag, LettersDigitsDotUnderscoreDashUpTo64) {
+  for (const std::string& good : std::vector<std::string>{"g1", "gen-2.eu_west", std::string(64, 'a'), "A.B-C_9"}) {
+    EXPECT_EQ(check_tag(good), "") << good;
+  }
+  for (const std::string& bad : std::vector<std::string>{"", std::string(65, 'a'), "a b", "a,b", "a=b", "t\tab", "é", "a/b"}) {
+    EXPECT_NE(check_tag(bad), "") << bad;
+  }
 }
 
 TEST(ShareWork, SharesAddUpToExactlyMinusN) {

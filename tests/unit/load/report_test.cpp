@@ -6,6 +6,8 @@
 
 #include "load/report.hpp"
 
+#include "load/hdr_log.hpp"
+
 #include <gtest/gtest.h>
 
 #include <fstream>
@@ -161,7 +163,8 @@ json load_schema() {
 }
 
 // The subset of JSON Schema (2020-12) that docs/load-json.schema.json uses: type, const, required,
-// properties, patternProperties, additionalProperties: false, items, minItems, minLength, pattern,
+// (one or a list), properties, patternProperties, additionalProperties: false, items, minItems,
+// minLength, pattern,
 // minimum, exclusiveMinimum, maximum and local $refs. Appends one line per violation to `errors`.
 class SchemaChecker {
  public:
@@ -175,8 +178,8 @@ class SchemaChecker {
       return;
     }
     auto fail = [&](const std::string& what) { errors.push_back(path + ": " + what); };
-    if (schema.contains("type") && !has_type(value, schema["type"])) {
-      fail("is not of type " + schema["type"].get<std::string>() + ": " + value.dump());
+    if (schema.contains("type") && !has_any_type(value, schema["type"])) {
+      fail("is not of type " + schema["type"].dump() + ": " + value.dump());
       return;
     }
     if (schema.contains("const") && value != schema["const"]) fail("is not " + schema["const"].dump());
@@ -236,7 +239,17 @@ class SchemaChecker {
     return std::regex_search(text, std::regex(pattern, std::regex::ECMAScript));
   }
 
+  // "type" is one name or a list of them (["string", "null"]).
+  static bool has_any_type(const json& value, const json& type) {
+    if (type.is_string()) return has_type(value, type.get<std::string>());
+    for (const json& one : type) {
+      if (has_type(value, one.get<std::string>())) return true;
+    }
+    return false;
+  }
+
   static bool has_type(const json& value, const std::string& type) {
+    if (type == "null") return value.is_null();
     if (type == "object") return value.is_object();
     if (type == "array") return value.is_array();
     if (type == "string") return value.is_string();
@@ -330,6 +343,58 @@ TEST(ToJson, CarriesTheNumbers) {
   EXPECT_EQ(j["latency_us"]["percentiles"]["99.9"], 1500);
   EXPECT_EQ(j["latency_corrected"], false);
   EXPECT_EQ(j["connect_us"]["max"], 120);
+}
+
+TEST(ToJson, Schema2NamesTheGeneratorAndItsStart) {
+  json j = json_of(known_result());
+  EXPECT_EQ(j["schema"], 2);
+  EXPECT_TRUE(j["tag"].is_null());
+  EXPECT_TRUE(j["intended_start_epoch_s"].is_null());
+  EXPECT_TRUE(j["start_late_s"].is_null());
+  LoadResult tagged = known_result();
+  tagged.config.tag = "gen-1.a_b";
+  tagged.intended_start_epoch_s = 1'700'000'000.0;
+  tagged.start_late_s = 0.25;
+  j = json_of(tagged);
+  EXPECT_EQ(j["tag"], "gen-1.a_b");
+  EXPECT_DOUBLE_EQ(j["intended_start_epoch_s"].get<double>(), 1'700'000'000.0);
+  EXPECT_DOUBLE_EQ(j["start_late_s"].get<double>(), 0.25);
+  EXPECT_DOUBLE_EQ(j["start_epoch_s"].get<double>(), 1'700'000'000.25);
+  EXPECT_TRUE(schema_errors(j).empty()) << joined(schema_errors(j));
+  j["tag"] = "has space";
+  EXPECT_TRUE(contains(joined(schema_errors(j)), "/tag: does not match pattern"));
+}
+
+TEST(ToJson, EveryHistogramCarriesItsExactBucketsAndLayout) {
+  const LoadResult r = known_result();
+  const json j = json_of(r);
+  const std::pair<const char*, const Histogram*> histograms[] = {
+      {"latency_us", &r.stats.latency}, {"latency_uncorrected_us", &r.stats.latency_uncorrected},
+      {"connect_us", &r.stats.connect}, {"waiting_us", &r.stats.waiting}};
+  for (const auto& [key, original] : histograms) {
+    SCOPED_TRACE(key);
+    EXPECT_EQ(j[key]["lowest"], 1);
+    EXPECT_EQ(j[key]["highest"], 60'000'000);
+    EXPECT_EQ(j[key]["digits"], 3);
+    const Histogram decoded = decode_compressed(j[key]["hdr"].get<std::string>());
+    ASSERT_TRUE(decoded.same_layout(*original));
+    for (std::size_t i = 0; i < original->counts_length(); ++i) {
+      ASSERT_EQ(decoded.count_at_index(i), original->count_at_index(i)) << i;
+    }
+  }
+  json broken = j;
+  broken["latency_us"].erase("hdr");
+  EXPECT_TRUE(contains(joined(schema_errors(broken)), "/latency_us: missing \"hdr\""));
+}
+
+TEST(FormatText, ShowsTheTagAndTheStart) {
+  LoadResult r = known_result();
+  r.config.tag = "g1";
+  r.intended_start_epoch_s = 1'700'000'000.0;
+  r.start_late_s = 0.0004;
+  const std::string text = format_text(r);
+  EXPECT_TRUE(contains(text, "tag g1")) << text;
+  EXPECT_TRUE(contains(text, "0.400 ms after the instant")) << text;
 }
 
 }  // namespace
