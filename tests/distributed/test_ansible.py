@@ -22,7 +22,7 @@ import tempfile
 import time
 import unittest
 
-import hdr
+import hdr_reader as hdr  # tests/integration (PYTHONPATH), shared with test_merge
 import netlab
 
 BIN = os.environ.get("RINGSIDE_BIN", "")

@@ -1,55 +1,24 @@
 """`ringside load --start-at --tag --hlog` on two generators started together, then `ringside
 merge`: the counts add up, the merged histogram is the union of the two bucket for bucket, the
 generators began within 5 ms of each other, and the logs hold one tagged interval per second."""
-import base64
 import json
 import os
-import struct
 import subprocess
 import tempfile
 import time
 import unittest
-import zlib
 
+import hdr_reader
 from ringside_testlib import BIN, Server
 
 SCHEMA = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "load-json.schema.json")
 
 
-def zigzag_numbers(payload):
-    """HdrHistogram's LEB128-64b9B ZigZag numbers."""
-    at = 0
-    while at < len(payload):
-        bits = 0
-        for i in range(9):
-            byte = payload[at]
-            at += 1
-            if i == 8:
-                bits |= byte << 56
-                break
-            bits |= (byte & 0x7F) << (7 * i)
-            if not byte & 0x80:
-                break
-        yield (bits >> 1) ^ -(bits & 1)
-
-
 def decode_hdr(text):
     """A base64 compressed V2 histogram -> ((lowest, highest, digits), {index: count})."""
-    framed = base64.b64decode(text)
-    cookie, length = struct.unpack(">iI", framed[:8])
-    assert cookie & ~0xF0 == 0x1C849304 & ~0xF0, hex(cookie)
-    raw = zlib.decompress(framed[8:8 + length])
-    _, payload_bytes, offset, digits, lowest, highest, _ = struct.unpack(">iiiiqqd", raw[:40])
-    assert offset == 0
-    counts, index = {}, 0
-    for value in zigzag_numbers(raw[40:40 + payload_bytes]):
-        if value < 0:
-            index += -value
-        else:
-            if value:
-                counts[index] = value
-            index += 1
-    return (lowest, highest, digits), counts
+    histogram = hdr_reader.decode_compressed(text)
+    digits, lowest, highest = histogram.layout
+    return (lowest, highest, digits), histogram.counts
 
 
 def summed(*histograms):
@@ -62,17 +31,8 @@ def summed(*histograms):
 
 def log_intervals(path):
     """[(tag, start, length, counts)] of an --hlog file."""
-    intervals = []
-    with open(path) as f:
-        for line in f:
-            if line.startswith("#") or line.startswith('"') or not line.strip():
-                continue
-            tag = None
-            if line.startswith("Tag="):
-                tag, line = line[4:].split(",", 1)
-            start, length, _, histogram = line.strip().split(",")
-            intervals.append((tag, float(start), float(length), decode_hdr(histogram)[1]))
-    return intervals
+    return [(tag, start, length, histogram.counts)
+            for tag, start, length, histogram in hdr_reader.read_log(path)]
 
 
 def run(*args, timeout=60):

@@ -1,6 +1,7 @@
 """Reads HdrHistogram V2 compressed histograms and interval logs (the format `ringside load --hlog`
 writes, documented at the top of src/load/hdr_log.hpp), independently of ringside's C++ reader,
-so the test can check a merge against histograms it decoded itself.
+so the tests (test_merge, tests/distributed) can check a merge against histograms they decoded
+themselves.
 
 A histogram here is (layout, counts): layout = (significant digits, lowest, highest) and counts a
 dict bucket index -> count, without empty buckets; two histograms are equal bucket for bucket
