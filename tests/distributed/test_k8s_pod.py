@@ -88,7 +88,11 @@ class PodVariant(unittest.TestCase):
     def leftovers(self):
         """What podman still holds of this run: pods, containers, the image."""
         pods = self.run_tool(["podman", "pod", "ls", "-q", "--filter", f"name={self.name}-"]).stdout
-        containers = self.run_tool(["podman", "ps", "-a", "-q", "--filter", f"name={self.name}-"]).stdout
+        # A pod's infra container is named after the pod's id: match the pod's name too.
+        containers = "\n".join(
+            line for line in self.run_tool(["podman", "ps", "-a", "--pod", "--format",
+                                            "{{.ID}} {{.Names}} {{.PodName}}"]).stdout.splitlines()
+            if any(word.startswith(f"{self.name}-") for word in line.split()[1:]))
         images = self.run_tool(["podman", "images", "-q", self.image]).stdout
         return [f"{what}: {ids.split()}" for what, ids in
                 (("pods", pods), ("containers", containers), ("image", images)) if ids.strip()]
