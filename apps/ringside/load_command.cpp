@@ -9,6 +9,7 @@
 #include <cstdio>
 #include <cstring>
 #include <fstream>
+#include <optional>
 #include <sstream>
 
 #include "cli_support.hpp"
@@ -21,6 +22,7 @@
 #include "load/resolve_url.hpp"
 #include "load/target.hpp"
 #include "number_flag.hpp"
+#include "share_flag.hpp"
 #include "start_at_flag.hpp"
 
 namespace ringside::apps {
@@ -38,6 +40,7 @@ struct LoadFlags {
   std::string body_file;
   std::string hlog;
   std::string start_at;
+  std::optional<std::string> share;  // set even when given empty, which is refused
   bool no_keepalive = false;
   bool json = false;
 };
@@ -109,6 +112,9 @@ void define_flags(CLI::App& app, LoadFlags& f) {
   app.add_option("--tag", f.config.tag,
                  "Name this generator in the JSON and the histogram log (1-64 of A-Z a-z 0-9 . _ -)")
       ->check(flag_check(load::check_tag));
+  app.add_option("--share", f.share,
+                 "Run part K (0 to N-1) of a load split N ways: -R/N, -c/N and -n/N, the "
+                 "remainders to the lowest K; the tag defaults to share-K-of-N");
 }
 
 // Turns flags into a config; returns one line naming the flag at fault, or "".
@@ -127,6 +133,12 @@ std::string build_config(LoadFlags& f) {
     std::string error;
     c.start_at_epoch_s = parse_start_at(f.start_at, now, error);
     if (!c.start_at_epoch_s) return "--start-at " + error;
+  }
+  if (f.share) {
+    std::string error;
+    const std::optional<load::LoadShare> share = parse_share(*f.share, error);
+    if (!share) return "--share " + error;
+    if (error = apply_share(c, *share); !error.empty()) return error;
   }
   f.spec.keep_alive = c.keep_alive;
   if (!f.body_file.empty()) {

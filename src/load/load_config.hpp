@@ -13,6 +13,12 @@
 
 namespace ringside::load {
 
+// --share K/N: this generator is part `index` (0 to of - 1) of a load split `of` ways.
+struct LoadShare {
+  unsigned index = 0;
+  unsigned of = 1;
+};
+
 struct LoadConfig {
   std::vector<Target> targets;  // requests go round-robin over these, per connection
   unsigned connections = 50;
@@ -29,6 +35,9 @@ struct LoadConfig {
   // on several machines begin together. Unset: it begins right after the warm-up.
   std::optional<double> start_at_epoch_s;
   std::string tag;  // --tag: names this generator in the JSON and the histogram log ("": none)
+  // --share: the part of a split load this is; connections, requests and rate above are the
+  // part's already (apps/ringside/share_flag.hpp). Unset: the whole load.
+  std::optional<LoadShare> share;
   // --hlog: also keep the corrected latency of each second (Stats::latency_seconds).
   bool latency_per_second = false;
 

@@ -330,6 +330,8 @@ nlohmann::ordered_json merge_to_json(const MergedRun& m) {
     config["rate"] = config["rate"].get<double>() + g.config.value("rate", 0.0);
     config["duration_s"] = std::max(config["duration_s"].get<double>(), g.config.value("duration_s", 0.0));
   }
+  // The merge is the whole load, not the first generator's part of it.
+  if (config.is_object()) config.erase("share");
   // Logs alone carry no configuration: "config" stays null.
   nlohmann::ordered_json j = to_json(m.total, config);
   j["requests_per_s"]["overall"] = m.requests_per_s;

@@ -184,6 +184,7 @@ nlohmann::ordered_json config_json(const LoadConfig& c) {
   config["keep_alive"] = c.keep_alive;
   config["timeout_s"] = c.timeout_s;
   config["warmup_s"] = c.warmup_s;
+  if (c.share) config["share"] = {{"index", c.share->index}, {"of", c.share->of}};
   // Only when the URLs name a host (they all share one, load_run's validate): what it resolved to.
   if (const Url& url = c.targets.front().url; !url.resolved.empty()) {
     nlohmann::ordered_json addresses = nlohmann::ordered_json::array();
