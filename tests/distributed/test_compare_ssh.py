@@ -76,7 +76,7 @@ class CompareOverSsh(unittest.TestCase):
 
     # ---- helpers
 
-    def write_scenario(self, name, hosts):
+    def write_scenario(self, name, hosts, duration_s=DURATION_S):
         lab = self.lab
         path = os.path.join(self.tmp, f"{name}.toml")
         host_list = ", ".join(f'"root@{h}"' for h in hosts)
@@ -85,7 +85,7 @@ class CompareOverSsh(unittest.TestCase):
 contestants = ["ringside"]
 rounds = 1
 warmup = "300ms"
-duration = "{DURATION_S}s"
+duration = "{duration_s}s"
 settle = "0s"
 database = "none"
 equal_load = false
@@ -116,6 +116,20 @@ connections = [4]
                               stderr=subprocess.PIPE, text=True, cwd=self.tmp)
         log(f"compare '{name}': exit {result.returncode} in {time.monotonic() - started:.1f} s")
         return result, out
+
+    def remote_loads(self):
+        """PIDs of `ringside load` processes in the generators' namespaces."""
+        found = []
+        for gen in GENERATORS:
+            for pid in self.lab.pids(self.lab.ns[gen]):
+                try:
+                    with open(f"/proc/{pid}/cmdline", "rb") as f:
+                        argv = f.read().split(b"\0")
+                except FileNotFoundError:
+                    continue
+                if len(argv) > 1 and argv[1] == b"load":
+                    found.append(pid)
+        return found
 
     def assert_nothing_left(self):
         """Nothing of the run: no process in srv, and only its sshd in each generator's."""
@@ -205,6 +219,23 @@ connections = [4]
             results = json.load(f)
         self.assertEqual(results["points"], [])
         self.assertTrue(results["partial"])
+        self.assert_nothing_left()
+
+    def test_sigterm_stops_the_remote_loads(self):
+        lab = self.lab
+        scenario = self.write_scenario("stopped", [lab.address(g) for g in GENERATORS], duration_s=60)
+        os.makedirs(os.path.join(self.tmp, "remote"), exist_ok=True)
+        compare = lab.popen("srv", [BIN, "compare", scenario, "--out",
+                                    os.path.join(self.tmp, "stopped-out")],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        deadline = time.monotonic() + 60
+        while len(self.remote_loads()) < len(GENERATORS) and time.monotonic() < deadline:
+            self.assertIsNone(compare.poll(), "ringside compare ended before its loads began")
+            time.sleep(0.1)
+        self.assertEqual(len(self.remote_loads()), len(GENERATORS), "the remote loads never ran")
+        compare.terminate()
+        _, stderr = compare.communicate(timeout=30)
+        self.assertEqual(compare.returncode, 130, stderr[-4000:])
         self.assert_nothing_left()
 
 
