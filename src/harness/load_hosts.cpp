@@ -286,7 +286,7 @@ std::vector<std::string> LoadHosts::ssh_argv(const LoadHost& host) const {
 
 std::string LoadHosts::prepare(const std::function<void(const std::string&)>& say) {
   const std::string self = self_executable().string();
-  binary_ = setup_.remote_binary.empty() ? "/tmp/ringside-" + hex_hash_of_file("/proc/self/exe")
+  binary_ = setup_.remote_binary.empty() ? "/tmp/ringside-" + hex_hash_of_file(self)
                                          : setup_.remote_binary;
   facts_.clear();
   for (const LoadHost& host : setup_.hosts) {
@@ -308,7 +308,8 @@ std::string LoadHosts::prepare(const std::function<void(const std::string&)>& sa
       scp.push_back("-P");
       scp.push_back(host.port);
     }
-    scp.push_back("/proc/self/exe");
+    // Our own path, not /proc/self/exe: scp would read its own.
+    scp.push_back(self);
     // scp reads a bracketed IPv6 host: "user@[fd00::1]:path".
     std::string target = host.destination;
     if (const std::size_t at = target.rfind('@'); target.find(':', at == std::string::npos ? 0 : at) != std::string::npos) {
