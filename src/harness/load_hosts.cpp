@@ -76,10 +76,7 @@ class Piped {
     drain(err_fd_, err);
     if (pid_ > 0 && !status_) {
       int status = 0;
-      if (out_fd_ < 0 && err_fd_ < 0 ? waitpid(pid_, &status, 0) == pid_
-                                     : waitpid(pid_, &status, WNOHANG) == pid_) {
-        status_ = status;
-      }
+      if (waitpid(pid_, &status, WNOHANG) == pid_) status_ = status;
     }
     if (n == 0 && !status_ && timeout_s > 0) {
       std::this_thread::sleep_for(std::chrono::duration<double>(std::min(timeout_s, 0.02)));
@@ -298,7 +295,8 @@ std::string LoadHosts::prepare(const std::function<void(const std::string&)>& sa
     const std::string where = "load host " + host.name + " (" + host.destination + ")";
     say("copying ringside to " + where + ":" + binary_);
     const std::string part = binary_ + ".part-" + std::to_string(getpid());
-    std::vector<std::string> scp = {"scp", "-q"};
+    // Not -q: it silences ssh too, and the reason a host cannot be reached is the message.
+    std::vector<std::string> scp = {"scp"};
     scp.insert(scp.end(), setup_.ssh_options.begin(), setup_.ssh_options.end());
     for (const char* option : {"BatchMode=yes", "ConnectTimeout=10"}) {
       scp.push_back("-o");
