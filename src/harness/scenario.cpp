@@ -311,6 +311,10 @@ void read_load(const Reader& top, const std::string& source, Scenario& scenario)
       reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
                                 "' has loader = \"" + workload.loader + "\", which runs here only");
     }
+    if (workload.path.find('{') != std::string::npos) {
+      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
+                                "' has a path pattern, which runs with engine = \"local\" only");
+    }
   }
 }
 
