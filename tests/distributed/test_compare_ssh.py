@@ -96,7 +96,7 @@ hosts = [{host_list}]
 ssh_options = ["-F", "{self.keys.ssh_config}"]
 server_address = "{lab.address('srv')}"
 remote_binary = "{self.tmp}/remote/ringside"
-start_lead = "2s"
+start_lead = "1s"
 
 [[workload]]
 name = "hello"
