@@ -125,7 +125,7 @@ connections = [4]
                 try:
                     with open(f"/proc/{pid}/cmdline", "rb") as f:
                         argv = f.read().split(b"\0")
-                except FileNotFoundError:
+                except (FileNotFoundError, ProcessLookupError):  # it exited meanwhile
                     continue
                 if len(argv) > 1 and argv[1] == b"load":
                     found.append(pid)
@@ -149,7 +149,7 @@ connections = [4]
             try:
                 with open(f"/proc/{pid}/cmdline", "rb") as f:
                     commands.append(entry + " " + f.read().replace(b"\0", b" ").decode(errors="replace"))
-            except FileNotFoundError:
+            except (FileNotFoundError, ProcessLookupError):
                 pass
         self.assertEqual(commands, [], "processes left after ringside compare")
 
@@ -228,14 +228,19 @@ connections = [4]
         compare = lab.popen("srv", [BIN, "compare", scenario, "--out",
                                     os.path.join(self.tmp, "stopped-out")],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-        deadline = time.monotonic() + 60
-        while len(self.remote_loads()) < len(GENERATORS) and time.monotonic() < deadline:
-            self.assertIsNone(compare.poll(), "ringside compare ended before its loads began")
-            time.sleep(0.1)
-        self.assertEqual(len(self.remote_loads()), len(GENERATORS), "the remote loads never ran")
-        compare.terminate()
-        _, stderr = compare.communicate(timeout=30)
-        self.assertEqual(compare.returncode, 130, stderr[-4000:])
+        try:
+            deadline = time.monotonic() + 60
+            while len(self.remote_loads()) < len(GENERATORS) and time.monotonic() < deadline:
+                self.assertIsNone(compare.poll(), "ringside compare ended before its loads began")
+                time.sleep(0.1)
+            self.assertEqual(len(self.remote_loads()), len(GENERATORS), "the remote loads never ran")
+            compare.terminate()
+            _, stderr = compare.communicate(timeout=30)
+            self.assertEqual(compare.returncode, 130, stderr[-4000:])
+        finally:
+            if compare.poll() is None:  # a failed check above: the next test needs a clean lab
+                compare.kill()
+                compare.wait(timeout=30)
         self.assert_nothing_left()
 
 
