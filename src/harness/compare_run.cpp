@@ -23,6 +23,7 @@
 #include "harness/external_loader.hpp"
 #include "harness/http_client.hpp"
 #include "harness/kernel_counters.hpp"
+#include "harness/load_hosts.hpp"
 #include "harness/lifecycle.hpp"
 #include "harness/machine_facts.hpp"
 #include "harness/point_figures.hpp"
@@ -31,6 +32,7 @@
 #include "harness/sampler.hpp"
 #include "harness/validation_run.hpp"
 #include "load/load_run.hpp"
+#include "load/merge.hpp"
 
 namespace ringside::harness {
 namespace {
@@ -97,6 +99,21 @@ struct PointPlan {
   double rate = 0;
 };
 
+// Whether the contestant's start command takes the address to listen on ({host}).
+bool listens_on_host(const Contestant& contestant) {
+  for (const std::string& argument : contestant.manifest.start) {
+    if (argument.find("{host}") != std::string::npos) return true;
+  }
+  for (const auto& [name, value] : contestant.manifest.env) {
+    if (value.find("{host}") != std::string::npos) return true;
+  }
+  return false;
+}
+
+double wall_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
+
 struct ContestantState {
   const Contestant* contestant = nullptr;
   std::size_t result = 0;  // index into RunResults::contestants
@@ -138,6 +155,19 @@ class Engine {
                                   bool equal_load_only) const;
   bool measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
                unsigned round, RoundFigures& figures, std::string& failure);
+  // The point on the load hosts (ssh engine): their results merged into `merged`, their logs in
+  // `logs`; false when the server died. A host that gave no result sets `error`.
+  bool drive_remote(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
+                    const std::function<void()>& on_measure_start,
+                    const std::function<void()>& on_measure_end, load::MergedRun& merged,
+                    std::vector<std::string>& logs, std::string& error);
+  bool prepare_load_hosts();
+  // "http://127.0.0.1:PORT", or the scenario's server_address ("http://[fd00::10]:PORT").
+  std::string url_base(int port) const {
+    const std::string& host = scenario_.load.server_address;
+    return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+           std::to_string(port);
+  }
   bool drive_in_process(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
                         bool measured,
                         RoundFigures& figures, std::vector<pid_t>& loader_tids,
@@ -158,6 +188,8 @@ class Engine {
   std::vector<ContestantState> states_;
   std::unique_ptr<db::TempCluster> cluster_;
   std::unique_ptr<db::StatementCounter> statements_;  // the cluster's pg_stat_statements
+  std::unique_ptr<LoadHosts> load_hosts_;             // ssh engine
+  std::string load_hosts_problem_;                    // why they could not be used
   // Non-empty once the cluster died: every later point would measure the outage, so the run ends.
   std::string database_lost_;
   // While the in-process loader runs: the responses it has had so far, warm-up included.
@@ -183,6 +215,10 @@ void Engine::prepare_contestants() {
     if (!runnable.runnable) {
       result.status = "skipped";
       result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
+    } else if (scenario_.load.server_address != "127.0.0.1" && !listens_on_host(contestant)) {
+      result.status = "skipped";
+      result.reason = "its start command has no {host}: it listens on 127.0.0.1 only, which the "
+                      "scenario's server_address " + scenario_.load.server_address + " is not";
     } else if (contestant.manifest.db_pool > 0 && !contestant.manifest.database_optional &&
                scenario_.database == DatabaseKind::kNone) {
       result.status = "skipped";
@@ -342,6 +378,71 @@ void Engine::fail_contestant(ContestantState& state, const std::string& reason,
   }
 }
 
+bool Engine::prepare_load_hosts() {
+  results_.load_engine = scenario_.load.engine;
+  if (!scenario_.load.remote()) return true;
+  results_.server_address = scenario_.load.server_address;
+  load_hosts_ = std::make_unique<LoadHosts>(scenario_.load, options_.stop);
+  load_hosts_problem_ = load_hosts_->prepare([this](const std::string& line) { say(line); });
+  results_.load_hosts = load_hosts_->facts();
+  for (const LoadHostFacts& host : results_.load_hosts) {
+    if (std::fabs(host.clock_offset_s) > load::kMaxStartSpreadS) {
+      say("warning: load host " + host.name + "'s clock is " +
+          std::to_string(std::llround(host.clock_offset_s * 1e3)) +
+          " ms off this machine's: its load starts that far from the others'; sync clocks with "
+          "chrony or PTP");
+    }
+  }
+  // The problem is the run's one error line: `compare` prints it as why the run stopped.
+  return load_hosts_problem_.empty();
+}
+
+bool Engine::drive_remote(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
+                          const std::function<void()>& on_measure_start,
+                          const std::function<void()>& on_measure_end, load::MergedRun& merged,
+                          std::vector<std::string>& logs, std::string& error) {
+  const Workload& workload = *plan.workload;
+  RemotePoint point;
+  point.urls = {url_base(port) + workload.path};
+  point.method = workload.method;
+  point.headers = workload.headers;
+  point.body = workload.body;
+  point.connections = plan.connections;
+  point.threads = workload.loader_threads;
+  point.pipeline = workload.pipeline;
+  point.keep_alive = workload.keep_alive;
+  point.rate = plan.mode == "open" ? plan.rate : 0;
+  point.requests = workload.requests;
+  point.duration_s = workload.requests > 0 ? 0 : scenario_.duration_s;
+  point.warmup_s = scenario_.warmup_s;
+  point.timeout_s = kRequestTimeoutS;
+  bool started = false, ended = false, alive = true;
+  // The server's side is measured over the hosts' window: from the instant, for the duration.
+  RemoteOutcome outcome = load_hosts_->run(point, [&](double start_at) {
+    const double now = wall_now_s();
+    if (!started && now >= start_at) {
+      started = true;
+      on_measure_start();
+    }
+    if (started && !ended && point.duration_s > 0 && now >= start_at + point.duration_s) {
+      ended = true;
+      on_measure_end();
+    }
+    if (alive && !server_alive()) alive = false;
+    return alive;
+  });
+  if (!started) on_measure_start();
+  if (!ended) on_measure_end();
+  if (!outcome.error.empty()) {
+    error = outcome.error;
+    return alive;
+  }
+  merged = load::merge_generators(std::move(outcome.generators));
+  for (const std::string& warning : merged.warnings) say("warning: " + warning);
+  logs = std::move(outcome.logs);
+  return alive;
+}
+
 bool Engine::drive_in_process(const PointPlan& plan, int port,
                               const std::function<bool()>& server_alive, bool measured,
                               RoundFigures& figures, std::vector<pid_t>& loader_tids,
@@ -358,7 +459,7 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   for (const std::string& path : expand_path(workload.path)) {
     load::Url url;
     std::string error;
-    if (!load::parse_url("http://127.0.0.1:" + std::to_string(port) + path, url, error)) {
+    if (!load::parse_url(url_base(port) + path, url, error)) {
       throw std::invalid_argument("workload '" + workload.name + "': " + error);
     }
     config.targets.push_back(load::make_target(url, spec));
@@ -370,6 +471,7 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   config.timeout_s = kRequestTimeoutS;
   config.warmup_s = scenario_.warmup_s;
   config.rate = plan.mode == "open" ? plan.rate : 0;
+  config.latency_per_second = measured;  // the point's log: one interval per second
   if (measured && workload.requests > 0) {
     config.requests = workload.requests;
   } else {
@@ -471,7 +573,18 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   const std::function<bool()> server_alive = [&server] { return server.process().running(); };
   load::LoadResult load_result;
   std::string loader_error;
-  if (workload.loader == "ringside") {
+  const bool remote = scenario_.load.remote();
+  load::MergedRun merged;
+  std::vector<std::string> remote_logs;
+  if (remote) {
+    figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+    alive = drive_remote(plan, port, server_alive, begin, end, merged, remote_logs, loader_error);
+    if (loader_error.empty()) {
+      fill_from_merge(merged, figures, /*per_generator=*/true);
+      load_result = merged.total;
+      load_result.elapsed_s = figures.duration_s;
+    }
+  } else if (workload.loader == "ringside") {
     alive = drive_in_process(plan, port, server_alive, true, figures, loader_tids, begin, end,
                              load_result);
     fill_from_load(load_result, figures);
@@ -485,7 +598,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     if (alive && !stopping()) {
       LoaderSpec spec;
       spec.kind = loader_from_name(workload.loader).value_or(LoaderKind::kWrk);
-      spec.url = "http://127.0.0.1:" + std::to_string(port) + workload.path;
+      spec.url = url_base(port) + workload.path;
       spec.method = workload.method;
       spec.headers = workload.headers;
       spec.body = workload.body;
@@ -536,13 +649,22 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         answered_between, figures.database);
   const double loader_cores =
       std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
-  if (workload.loader == "ringside") {
+  if (remote) {
+    // Each host's own CPU: the saturation check runs per generator (point_summary.hpp).
+    if (!figures.generators.empty()) figures.loader_cpu_s = merged.total.cpu_s;
+    for (const GeneratorFigures& g : figures.generators) {
+      if (std::isfinite(g.cpu_share) &&
+          !(figures.loader_cpu_share >= g.cpu_share)) {
+        figures.loader_cpu_share = g.cpu_share;
+      }
+    }
+  } else if (workload.loader == "ringside") {
     figures.loader_cpu_s = loader_tids.empty() ? process_cpu_s() - cpu_before : sampled.loader.run_s;
     // Waiting for a CPU: on a run queue (schedstat), or throttled by the cgroup's CPU quota
     // (cpu.stat; a wait schedstat only counts once the thread runs again).
     figures.loader_wait_s = loader_tids.empty() ? kUnmeasured : std::max(sampled.loader.wait_s, throttled);
   }
-  if (std::isfinite(figures.loader_cpu_s) && figures.duration_s > 0) {
+  if (!remote && std::isfinite(figures.loader_cpu_s) && figures.duration_s > 0) {
     figures.loader_cpu_share = figures.loader_cpu_s / (figures.duration_s * loader_cores);
   }
   double peak = sampled.rss_peak_kib;
@@ -557,7 +679,18 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   figures.kernel.established_peak = sampled.established_peak;
   const bool per_port = drops_before && drops_after;
   if (per_port) figures.kernel.listen_drops = *drops_after >= *drops_before ? *drops_after - *drops_before : 0;
-  if (workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
+  if (remote && loader_error.empty() && merged.total.stats.latency.count() > 0) {
+    const std::string& name = results_.contestants[state.result].name;
+    const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
+                                                    plan.connections, plan.rate, round);
+    const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
+                                plan.mode + ", " + std::to_string(plan.connections) +
+                                " connections, round " + std::to_string(round) + ", load hosts " +
+                                std::to_string(merged.generators.size());
+    if (write_histogram_log(options_.out_dir, relative, comment, merged, remote_logs)) {
+      figures.histogram_log = relative;
+    }
+  } else if (!remote && workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
     const std::string& name = results_.contestants[state.result].name;
     const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
                                                     plan.connections, plan.rate, round);
@@ -579,14 +712,15 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .in_flight_at_end = workload.loader == "ringside"
                                                 ? static_cast<long long>(load_result.stats.in_flight)
                                                 : -1,
-                        .slow_connects = workload.loader == "ringside"
+                        .slow_connects = workload.loader == "ringside" && !remote
                                              ? static_cast<long long>(load_result.stats.slow_connects)
                                              : -1,
                         .loader_resets = workload.loader == "ringside"
                                              ? static_cast<long long>(load_result.stats.errors[
                                                    static_cast<std::size_t>(load::ErrorClass::kReset)])
                                              : -1,
-                        .mean_outstanding = workload.loader == "ringside" && load_result.elapsed_s > 0
+                        .mean_outstanding = workload.loader == "ringside" && !remote &&
+                                                    load_result.elapsed_s > 0
                                                 ? load_result.stats.outstanding_s / load_result.elapsed_s
                                                 : -1});
   if (!loader_error.empty()) {
@@ -605,7 +739,8 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     HttpResponse response;
     std::string error;
     const std::string& ready_path = state.contestant->manifest.ready_path;
-    if (!fetch(port, ready_path, kProbeTimeoutS, response, error) || response.status != 200) {
+    if (!fetch(server.host(), port, ready_path, kProbeTimeoutS, response, error) ||
+        response.status != 200) {
       failure = "stopped answering during " + plan.workload->name + " at " +
                 std::to_string(plan.connections) + " connections (" + with_commas(figures.failed) +
                 " errors; GET " + ready_path + ": " +
@@ -626,7 +761,8 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
   std::unique_ptr<RunningContestant> server;
   try {
     server = std::make_unique<RunningContestant>(
-        contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_});
+        contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_,
+                                 scenario_.load.server_address});
   } catch (const std::exception& error) {
     fail_contestant(state, std::string("cannot start: ") + error.what(), "", round);
     planned_done_s_ = planned_before + planned;
@@ -775,6 +911,19 @@ RunResults Engine::run() {
     say("warning: cannot pin the loader to CPUs " + scenario_.load_cpus + ": " + std::strerror(errno));
   }
   prepare_contestants();
+  if (!prepare_load_hosts()) {
+    for (ContestantState& state : states_) {
+      if (!state.timed) continue;
+      state.timed = false;
+      results_.contestants[state.result].status = "skipped";
+      results_.contestants[state.result].reason = "the load hosts were not ready";
+    }
+    if (pinned) sched_setaffinity(0, sizeof previous, &previous);
+    results_.partial = true;
+    results_.stopped_by = load_hosts_problem_;
+    finish_results();
+    return std::move(results_);
+  }
   if (!provision_database()) {
     for (ContestantState& state : states_) {
       if (!state.timed || state.contestant->manifest.db_pool == 0) continue;

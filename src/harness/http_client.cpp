@@ -72,19 +72,35 @@ void HttpConnection::close() {
 }
 
 bool HttpConnection::connect(int port, double timeout_s, std::string& error) {
+  return connect("127.0.0.1", port, timeout_s, error);
+}
+
+bool HttpConnection::connect(const std::string& host, int port, double timeout_s, std::string& error) {
   close();
-  fd_ = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+  sockaddr_storage storage{};
+  socklen_t size = 0;
+  auto* v4 = reinterpret_cast<sockaddr_in*>(&storage);
+  auto* v6 = reinterpret_cast<sockaddr_in6*>(&storage);
+  if (inet_pton(AF_INET, host.c_str(), &v4->sin_addr) == 1) {
+    v4->sin_family = AF_INET;
+    v4->sin_port = htons(static_cast<std::uint16_t>(port));
+    size = sizeof *v4;
+  } else if (inet_pton(AF_INET6, host.c_str(), &v6->sin6_addr) == 1) {
+    v6->sin6_family = AF_INET6;
+    v6->sin6_port = htons(static_cast<std::uint16_t>(port));
+    size = sizeof *v6;
+  } else {
+    error = "connect: '" + host + "' is not an IP address";
+    return false;
+  }
+  fd_ = socket(storage.ss_family, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
   if (fd_ < 0) {
     error = std::string("socket: ") + std::strerror(errno);
     return false;
   }
   const int one = 1;
   setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
-  sockaddr_in address{};
-  address.sin_family = AF_INET;
-  address.sin_port = htons(static_cast<std::uint16_t>(port));
-  address.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (::connect(fd_, reinterpret_cast<sockaddr*>(&address), sizeof address) != 0) {
+  if (::connect(fd_, reinterpret_cast<sockaddr*>(&storage), size) != 0) {
     if (errno != EINPROGRESS) {
       error = std::string("connect: ") + std::strerror(errno);
       close();
@@ -245,8 +261,13 @@ std::string get_request(std::string_view path) {
 
 bool fetch(int port, std::string_view path, double timeout_s, HttpResponse& response,
            std::string& error) {
+  return fetch("127.0.0.1", port, path, timeout_s, response, error);
+}
+
+bool fetch(const std::string& host, int port, std::string_view path, double timeout_s,
+           HttpResponse& response, std::string& error) {
   HttpConnection connection;
-  return connection.connect(port, timeout_s, error) &&
+  return connection.connect(host, port, timeout_s, error) &&
          connection.send(get_request(path), timeout_s, error) &&
          connection.read_response(response, timeout_s, error);
 }

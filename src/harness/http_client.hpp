@@ -43,6 +43,8 @@ class HttpConnection {
 
   // Connects to 127.0.0.1:port with TCP_NODELAY; false with `error` set ("connection refused").
   bool connect(int port, double timeout_s, std::string& error);
+  // The same to another local address (an IPv4 or IPv6 literal).
+  bool connect(const std::string& host, int port, double timeout_s, std::string& error);
   bool send(std::string_view bytes, double timeout_s, std::string& error);
   // One send() per byte with `pause` after each, so the request reaches the server in many
   // segments (TCP_NODELAY stops the kernel from merging them).
@@ -68,5 +70,7 @@ std::string get_request(std::string_view path);
 // One GET on a fresh connection.
 bool fetch(int port, std::string_view path, double timeout_s, HttpResponse& response,
            std::string& error);
+bool fetch(const std::string& host, int port, std::string_view path, double timeout_s,
+           HttpResponse& response, std::string& error);
 
 }  // namespace ringside::harness

@@ -44,7 +44,7 @@ std::string make_workdir() {
 int pick_free_port() { return core::free_loopback_port(); }
 
 RunningContestant::RunningContestant(const Contestant& contestant, const StartOptions& options)
-    : contestant_(contestant), port_(pick_free_port()), workdir_(make_workdir()) {
+    : contestant_(contestant), port_(pick_free_port()), host_(options.host), workdir_(make_workdir()) {
   output_path_ = workdir_ + "/" + kOutputFile;
   PlaceholderValues values;
   values.port = std::to_string(port_);
@@ -53,6 +53,7 @@ RunningContestant::RunningContestant(const Contestant& contestant, const StartOp
   values.dir = contestant.dir.string();
   values.workdir = workdir_;
   values.ringside = self_executable().string();
+  values.host = host_;
   ProcessSpec spec;
   for (const auto& argument : contestant.manifest.start) {
     spec.argv.push_back(expand_placeholders(argument, values));
@@ -96,7 +97,7 @@ ReadyResult RunningContestant::wait_ready(double timeout_s, const std::atomic<bo
     if (stop != nullptr && stop->load()) return {false, true, "interrupted before it was ready"};
     HttpResponse response;
     std::string error;
-    if (fetch(port_, path, kProbeTimeoutS, response, error)) {
+    if (fetch(host_, port_, path, kProbeTimeoutS, response, error)) {
       if (response.status == 200) return {true, false, {}};
       last = "status " + std::to_string(response.status);
     } else {

@@ -25,6 +25,7 @@ struct StartOptions {
   int threads = 1;          // {threads}
   std::string db_url;       // {db_url}
   std::vector<int> cpus;    // pin the server here; empty: not pinned
+  std::string host = "127.0.0.1";  // {host}: the address to listen on, and readiness asks there
 };
 
 struct ReadyResult {
@@ -46,6 +47,7 @@ class RunningContestant {
   RunningContestant& operator=(const RunningContestant&) = delete;
 
   [[nodiscard]] int port() const { return port_; }
+  [[nodiscard]] const std::string& host() const { return host_; }
   [[nodiscard]] const std::string& workdir() const { return workdir_; }
   [[nodiscard]] ChildProcess& process() { return process_; }
 
@@ -61,6 +63,7 @@ class RunningContestant {
  private:
   const Contestant& contestant_;
   int port_ = 0;
+  std::string host_;
   std::string workdir_;
   std::string output_path_;
   std::string kept_output_;

@@ -6,8 +6,8 @@
 namespace ringside::harness {
 namespace {
 
-constexpr std::array<std::string_view, 6> kNames = {"port", "threads", "db_url",
-                                                    "dir",  "workdir", "ringside"};
+constexpr std::array<std::string_view, 7> kNames = {"port",    "threads",  "db_url", "dir",
+                                                    "workdir", "ringside", "host"};
 
 bool is_name_char(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
 
@@ -47,6 +47,7 @@ const std::string& value_of(Placeholder p, const PlaceholderValues& values) {
     case Placeholder::kDbUrl: return values.db_url;
     case Placeholder::kDir: return values.dir;
     case Placeholder::kWorkdir: return values.workdir;
+    case Placeholder::kHost: return values.host;
     case Placeholder::kRingside: break;
   }
   return values.ringside;

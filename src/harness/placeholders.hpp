@@ -1,4 +1,5 @@
-// Placeholders in a contestant's argv and environment: `{port}`, `{threads}`, `{db_url}`, `{dir}`
+// Placeholders in a contestant's argv and environment: `{host}` (the address to listen on:
+// 127.0.0.1, or a scenario's [load] server_address), `{port}`, `{threads}`, `{db_url}`, `{dir}`
 // (the contestant's folder, absolute), `{workdir}` (a fresh empty directory per start) and
 // `{ringside}` (the running ringside binary). A placeholder is `{` + lower-case letters or `_` +
 // `}`; any other brace is literal, so a JSON argument such as `{"a":1}` needs no escaping.
@@ -16,7 +17,7 @@
 
 namespace ringside::harness {
 
-enum class Placeholder : std::uint8_t { kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside };
+enum class Placeholder : std::uint8_t { kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside, kHost };
 
 using PlaceholderSet = std::uint8_t;  // bit (1 << Placeholder)
 
@@ -24,7 +25,7 @@ constexpr PlaceholderSet placeholder_bit(Placeholder p) {
   return static_cast<PlaceholderSet>(1u << static_cast<unsigned>(p));
 }
 
-inline constexpr PlaceholderSet kStartPlaceholders = 0x3f;  // all six
+inline constexpr PlaceholderSet kStartPlaceholders = 0x7f;  // all seven
 inline constexpr PlaceholderSet kBuildPlaceholders =
     placeholder_bit(Placeholder::kDir) | placeholder_bit(Placeholder::kRingside);
 
@@ -35,6 +36,7 @@ struct PlaceholderValues {
   std::string dir;
   std::string workdir;
   std::string ringside;
+  std::string host = "127.0.0.1";
 };
 
 // "" when every placeholder in text is known and in `allowed`; otherwise one phrase naming the

@@ -1,9 +1,12 @@
-// A point's figures from the in-process loader: requests/s, latency percentiles, statuses and
-// error classes out of a load::LoadResult, and the point's latency histogram kept as an
-// HdrHistogram interval log in the results folder (one interval: the measured phase), so runs
-// can be re-aggregated and plotted later with HdrHistogram's own tools.
+// A point's figures from its load generators: requests/s, latency percentiles, statuses and
+// error classes out of their merge (load/merge.hpp, the code `ringside merge` runs: the local
+// loader is a merge of one, load hosts a merge of several), each generator's own figures, and the
+// point's latency histogram kept as an HdrHistogram interval log in the results folder (one
+// interval per second, per generator with its tag), so runs can be re-aggregated and plotted
+// later with HdrHistogram's own tools.
 //
-//   fill_from_load(result, figures);
+//   fill_from_merge(load::merge_generators(std::move(inputs)), figures, /*per_generator=*/true);
+//   fill_from_load(result, figures);                              // one local generator
 //   std::string log = histogram_log_name("hello", "nginx", "closed", 100, 0, 1);
 //   if (write_histogram_log(out_dir, log, "comment", result)) figures.histogram_log = log;
 #pragma once
@@ -12,13 +15,18 @@
 #include <filesystem>
 #include <optional>
 #include <string>
+#include <vector>
 
 #include "harness/results.hpp"
 #include "harness/sampler.hpp"
 #include "load/load_run.hpp"
+#include "load/merge.hpp"
 
 namespace ringside::harness {
 
+// The merged figures; with per_generator, also figures.generators (one per input, its tag's name).
+void fill_from_merge(const load::MergedRun& merged, RoundFigures& figures, bool per_generator);
+// A merge of this one result.
 void fill_from_load(const load::LoadResult& result, RoundFigures& figures);
 
 // The database's figures from its process tree and statement count read at the start and the
@@ -37,8 +45,14 @@ std::string histogram_log_name(const std::string& workload, const std::string& c
                                const std::string& mode, unsigned connections, double rate,
                                unsigned round);
 
-// Writes dir/relative; false when it could not.
+// Writes dir/relative; false when it could not. One interval per second when the run kept its
+// seconds (LoadConfig::latency_per_second), else one for the measured phase.
 bool write_histogram_log(const std::filesystem::path& dir, const std::string& relative,
                          const std::string& comment, const load::LoadResult& result);
+// The same from the generators' own logs (`ringside load --hlog` text), their intervals moved
+// onto the earliest generator's start and tagged with the generator's tag.
+bool write_histogram_log(const std::filesystem::path& dir, const std::string& relative,
+                         const std::string& comment, const load::MergedRun& merged,
+                         const std::vector<std::string>& logs);
 
 }  // namespace ringside::harness

@@ -34,7 +34,20 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
   const double cpu_share = round.loader_cpu_s / (wall * cores);
   const double wait_share =
       (std::isfinite(round.loader_wait_s) ? round.loader_wait_s : 0) / (wall * cores);
-  if (std::isfinite(cpu_share) && cpu_share >= kLoaderBusyShare) {
+  if (!round.generators.empty()) {
+    // Load hosts: each judged on its own CPU, which it measured itself (its "loader" figures).
+    std::string busy;
+    for (const GeneratorFigures& g : round.generators) {
+      if (!(std::isfinite(g.cpu_share) && g.cpu_share >= kLoaderBusyShare)) continue;
+      busy += (busy.empty() ? "" : ", ") + g.name + " " + percent(g.cpu_share) + " of its " +
+              std::to_string(g.threads) + " core(s)";
+    }
+    if (!busy.empty()) {
+      flag(round, "loader-bound",
+           "load host(s) used " + busy + ": the loader, not the server, set the pace; add load "
+           "hosts or give the workload more loader_threads");
+    }
+  } else if (std::isfinite(cpu_share) && cpu_share >= kLoaderBusyShare) {
     flag(round, "loader-bound",
          "the loader used " + percent(cpu_share) + " of its " + fixed(cores, 0) +
              " core(s): it, not the server, set the pace; give it more load_cpus or loader_threads");
@@ -242,6 +255,7 @@ void summarize_point(PointResult& point) {
     if (distance < best_distance) {
       best_distance = distance;
       m.histogram_log = round.histogram_log;
+      m.generators = round.generators;
     }
   }
   point.median = m;

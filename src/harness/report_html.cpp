@@ -86,6 +86,9 @@ std::string sections_html(const ReportModel& model) {
   out += "</section>\n<section>\n<h2>Contestants</h2>\n" + table_html(model.contestants, "facts");
   out += list_html(model.contestant_details, "contestant-details");
   out += "</section>\n<section>\n<h2>Machine</h2>\n" + table_html(model.machine, "facts");
+  if (!model.load_hosts.rows.empty()) {
+    out += "<h3>" + escape_html(model.load_hosts.heading) + "</h3>\n" + table_html(model.load_hosts, "facts");
+  }
   if (!model.warnings.empty()) out += "<p>Warnings:</p>\n" + list_html(model.warnings, "warnings");
   out += "</section>\n<section>\n<h2>Scenario</h2>\n" + table_html(model.workload_list, "facts");
   out += "<p>Run it again with <code>" + escape_html(model.command) + "</code>.</p>\n</section>\n";

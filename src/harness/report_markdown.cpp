@@ -58,6 +58,10 @@ std::string render_markdown(const RunResults& results) {
   append_list(out, model.contestant_details);
   out += "## Machine\n\n";
   append_table(out, model.machine);
+  if (!model.load_hosts.rows.empty()) {
+    out += "### " + escape_markdown(model.load_hosts.heading) + "\n\n";
+    append_table(out, model.load_hosts);
+  }
   if (!model.warnings.empty()) {
     out += "Warnings:\n\n";
     append_list(out, model.warnings);

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -413,6 +414,8 @@ class ModelBuilder {
         {"loader CPUs", m.load_cpus.empty() ? "any" : m.load_cpus},
     };
     model_.warnings = m.warnings;
+    model_.load_hosts = load_hosts_table(results_);
+    for (std::string& warning : load_host_warnings(results_)) model_.warnings.push_back(std::move(warning));
   }
 
   void describe_workloads() {
@@ -477,6 +480,61 @@ std::vector<std::string> point_flags(const PointResult& point) {
 
 ReportModel build_report_model(const RunResults& results) {
   return ModelBuilder(results).build();
+}
+
+ReportTable load_hosts_table(const RunResults& results) {
+  ReportTable table;
+  table.id = "load-hosts";
+  table.heading = "Load hosts";
+  table.columns = {"host", "ssh destination", "clock offset (ms)", "round trip (ms)"};
+  table.numeric = {false, false, true, true};
+  auto ms = [](double seconds) {
+    if (!std::isfinite(seconds)) return std::string(kUnmeasuredText);
+    char text[32];
+    std::snprintf(text, sizeof text, "%+.3f", seconds * 1e3);
+    return std::string(text);
+  };
+  for (const LoadHostFacts& host : results.load_hosts) {
+    std::string trip = ms(host.round_trip_s);
+    if (!trip.empty() && trip.front() == '+') trip.erase(0, 1);
+    table.rows.push_back({host.name, host.destination, ms(host.clock_offset_s), trip});
+  }
+  return table;
+}
+
+std::vector<std::string> load_host_warnings(const RunResults& results) {
+  constexpr double kLimitS = 0.005;
+  std::vector<std::string> warnings;
+  char text[64];
+  for (const LoadHostFacts& host : results.load_hosts) {
+    if (!(std::fabs(host.clock_offset_s) > kLimitS)) continue;
+    std::snprintf(text, sizeof text, "%.1f", host.clock_offset_s * 1e3);
+    warnings.push_back("load host " + host.name + "'s clock is " + text +
+                       " ms off the harness's: its load starts that far from the others'; sync "
+                       "clocks with chrony or PTP");
+  }
+  // The latest start of each host over every round of every point.
+  std::vector<std::pair<std::string, double>> late;
+  for (const PointResult& point : results.points) {
+    for (const RoundFigures& round : point.rounds) {
+      for (const GeneratorFigures& g : round.generators) {
+        if (!(g.start_late_s > kLimitS)) continue;
+        auto found = std::find_if(late.begin(), late.end(), [&](const auto& e) { return e.first == g.name; });
+        if (found == late.end()) {
+          late.emplace_back(g.name, g.start_late_s);
+        } else {
+          found->second = std::max(found->second, g.start_late_s);
+        }
+      }
+    }
+  }
+  for (const auto& [name, seconds] : late) {
+    std::snprintf(text, sizeof text, "%.1f", seconds * 1e3);
+    warnings.push_back("load host " + name + " began its measured phase up to " + text +
+                       " ms after the start instant: raise [load] start_lead (ssh took longer to "
+                       "start it than the lead)");
+  }
+  return warnings;
 }
 
 }  // namespace ringside::harness

@@ -46,6 +46,7 @@ struct ReportModel {
   ReportTable contestants;
   std::vector<std::string> contestant_details;  // why failed / skipped, last output
   ReportTable machine;
+  ReportTable load_hosts;  // engine "ssh": each host's clock against the harness's; else no rows
   std::vector<std::string> warnings;
   ReportTable workload_list;
   std::string command;  // how to run the scenario again
@@ -61,6 +62,13 @@ struct PointGroupKey {
 };
 
 ReportModel build_report_model(const RunResults& results);
+
+// The load hosts' table (rows only with engine "ssh"): host, ssh destination, clock offset and
+// round trip in ms.
+ReportTable load_hosts_table(const RunResults& results);
+// What the report must say of the load hosts: a clock more than 5 ms off the harness's ("sync
+// clocks with chrony or PTP"), a generator whose measured phase began more than 5 ms late.
+std::vector<std::string> load_host_warnings(const RunResults& results);
 
 // "10 connections", "open model, 7,100 req/s offered" (with " via wrk" for another loader).
 std::string describe_point(const PointResult& point);

@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "harness/report_format.hpp"
+#include "harness/report_model.hpp"
 #include "load/report.hpp"
 
 namespace ringside::harness {
@@ -173,6 +174,13 @@ std::string render_text_report(const RunResults& results) {
   }
   if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;
   for (const std::string& warning : results.machine.warnings) text += "warning: " + warning + "\n";
+  const ReportTable hosts = load_hosts_table(results);
+  if (!hosts.rows.empty()) {
+    std::vector<Row> rows = {hosts.columns};
+    for (const auto& row : hosts.rows) rows.push_back(row);
+    text += "\nload hosts (ssh; the server listened on " + results.server_address + "):\n" + render_table(rows);
+  }
+  for (const std::string& warning : load_host_warnings(results)) text += "warning: " + warning + "\n";
   if (results.partial) text += "\nPARTIAL: the run was stopped before every point was measured\n";
   return text;
 }

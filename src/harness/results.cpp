@@ -46,6 +46,39 @@ LatencyFigures latency_of(const json& j) {
   return l;
 }
 
+json generators_json(const std::vector<GeneratorFigures>& generators) {
+  json list = json::array();
+  for (const GeneratorFigures& g : generators) {
+    list.push_back({{"name", g.name},
+                    {"completed", g.completed},
+                    {"failed", g.failed},
+                    {"requests_per_s", number(g.requests_per_s)},
+                    {"start_late_s", number(g.start_late_s)},
+                    {"cpu_s", number(g.cpu_s)},
+                    {"threads", g.threads},
+                    {"cpu_share", number(g.cpu_share)}});
+  }
+  return list;
+}
+
+std::vector<GeneratorFigures> generators_of(const json& j) {
+  std::vector<GeneratorFigures> generators;
+  if (!j.contains("generators") || !j.at("generators").is_array()) return generators;
+  for (const json& g : j.at("generators")) {
+    GeneratorFigures one;
+    one.name = value_of<std::string>(g, "name", "");
+    one.completed = value_of<std::uint64_t>(g, "completed", 0);
+    one.failed = value_of<std::uint64_t>(g, "failed", 0);
+    one.requests_per_s = number_of(g, "requests_per_s");
+    one.start_late_s = number_of(g, "start_late_s");
+    one.cpu_s = number_of(g, "cpu_s");
+    one.threads = value_of<unsigned>(g, "threads", 0);
+    one.cpu_share = number_of(g, "cpu_share");
+    generators.push_back(std::move(one));
+  }
+  return generators;
+}
+
 json round_json(const RoundFigures& r) {
   return {
       {"round", r.round},
@@ -79,6 +112,7 @@ json round_json(const RoundFigures& r) {
       {"histogram_log", r.histogram_log},
       {"flags", r.flags},
       {"notes", r.notes},
+      {"generators", generators_json(r.generators)},
   };
 }
 
@@ -119,6 +153,7 @@ RoundFigures round_of(const json& j) {
   r.histogram_log = value_of<std::string>(j, "histogram_log", "");
   r.flags = value_of<std::vector<std::string>>(j, "flags", {});
   r.notes = value_of<std::vector<std::string>>(j, "notes", {});
+  r.generators = generators_of(j);
   return r;
 }
 
@@ -192,6 +227,17 @@ std::string to_json_text(const RunResults& results) {
   }
   json points = json::array();
   for (const PointResult& p : results.points) points.push_back(point_json(p));
+  json hosts = json::array();
+  for (const LoadHostFacts& h : results.load_hosts) {
+    hosts.push_back({{"name", h.name},
+                     {"destination", h.destination},
+                     {"binary", h.binary},
+                     {"clock_offset_s", number(h.clock_offset_s)},
+                     {"round_trip_s", number(h.round_trip_s)}});
+  }
+  const json load = {{"engine", results.load_engine},
+                     {"server_address", results.server_address},
+                     {"hosts", hosts}};
   const json document = {{"schema", results.schema},
                          {"ringside_version", results.ringside_version},
                          {"scenario", {{"name", results.scenario_name}, {"file", results.scenario_file}}},
@@ -201,6 +247,7 @@ std::string to_json_text(const RunResults& results) {
                          {"rounds", results.rounds},
                          {"baseline", results.baseline},
                          {"machine", machine},
+                         {"load", load},
                          {"workloads", workloads},
                          {"contestants", contestants},
                          {"points", points}};
@@ -235,6 +282,22 @@ RunResults from_json_text(const std::string& text) {
     results.machine.server_cpus = value_of<std::string>(m, "server_cpus", "");
     results.machine.load_cpus = value_of<std::string>(m, "load_cpus", "");
     results.machine.warnings = value_of<std::vector<std::string>>(m, "warnings", {});
+  }
+  if (document.contains("load") && document.at("load").is_object()) {  // absent before load hosts
+    const json& l = document.at("load");
+    results.load_engine = value_of<std::string>(l, "engine", "local");
+    results.server_address = value_of<std::string>(l, "server_address", "");
+    if (l.contains("hosts") && l.at("hosts").is_array()) {
+      for (const json& h : l.at("hosts")) {
+        LoadHostFacts host;
+        host.name = value_of<std::string>(h, "name", "");
+        host.destination = value_of<std::string>(h, "destination", "");
+        host.binary = value_of<std::string>(h, "binary", "");
+        host.clock_offset_s = number_of(h, "clock_offset_s");
+        host.round_trip_s = number_of(h, "round_trip_s");
+        results.load_hosts.push_back(std::move(host));
+      }
+    }
   }
   if (document.contains("workloads")) {
     for (const json& w : document.at("workloads")) {

@@ -55,6 +55,19 @@ struct DatabaseFigures {
   double cpu_us_per_query = kUnmeasured;
 };
 
+// One load host's part of a round (a scenario's [load] engine = "ssh"; the local engine has none):
+// its own accounting, from its `ringside load --json`.
+struct GeneratorFigures {
+  std::string name;                 // its tag
+  std::uint64_t completed = 0;
+  std::uint64_t failed = 0;
+  double requests_per_s = kUnmeasured;  // completed / its own elapsed
+  double start_late_s = kUnmeasured;    // its measured phase began this long after the instant
+  double cpu_s = kUnmeasured;           // the loader's own CPU over its measured phase
+  unsigned threads = 0;
+  double cpu_share = kUnmeasured;       // cpu_s / (elapsed x threads), 0..1
+};
+
 // One measured run of one point (a round).
 struct RoundFigures {
   unsigned round = 0;                 // 1-based
@@ -78,6 +91,7 @@ struct RoundFigures {
   std::string histogram_log;  // HdrHistogram log, relative to the results folder; "" when none
   std::vector<std::string> flags;  // "loader-bound", "listen-overflow", ... (see Flag below)
   std::vector<std::string> notes;  // one sentence per flag, saying what it means here
+  std::vector<GeneratorFigures> generators;  // load hosts (ssh engine); empty for the local one
 };
 
 // A point: one workload at one concurrency (or rate), for one contestant, over its rounds.
@@ -120,6 +134,15 @@ struct MachineFacts {
   std::vector<std::string> warnings;  // "server and loader share core 0", ...
 };
 
+// A load host as the run found it before the first point (ssh engine).
+struct LoadHostFacts {
+  std::string name;
+  std::string destination;          // as ssh was given it
+  std::string binary;               // where ringside was copied
+  double clock_offset_s = kUnmeasured;  // its CLOCK_REALTIME minus the harness's
+  double round_trip_s = kUnmeasured;    // of the sample the offset came from (the shortest)
+};
+
 struct WorkloadInfo {
   std::string name;
   std::string method = "GET";
@@ -142,6 +165,9 @@ struct RunResults {
   unsigned rounds = 0;
   std::string baseline;     // contestant the ratios are taken against
   MachineFacts machine;
+  std::string load_engine = "local";       // the scenario's [load] engine
+  std::string server_address;              // ssh engine: where the load hosts sent their load
+  std::vector<LoadHostFacts> load_hosts;   // ssh engine
   std::vector<WorkloadInfo> workloads;
   std::vector<ContestantResult> contestants;
   std::vector<PointResult> points;

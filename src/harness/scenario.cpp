@@ -1,14 +1,18 @@
 #include "harness/scenario.hpp"
 
+#include <arpa/inet.h>
+
 #include <algorithm>
 #include <array>
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <map>
 #include <set>
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "harness/inventory.hpp"
 #include "harness/toml_fields.hpp"
 #include "load/target.hpp"
 
@@ -17,10 +21,14 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 16> kScenarioFields = {
+constexpr std::array<std::string_view, 17> kScenarioFields = {
     "name",     "description", "contestants", "baseline", "rounds",   "warmup",
     "duration", "settle",      "server_cpus", "load_cpus", "threads", "database",
-    "equal_load", "equal_load_fraction", "workload", "workloads"};
+    "equal_load", "equal_load_fraction", "load", "workload", "workloads"};
+
+constexpr std::array<std::string_view, 8> kLoadFields = {
+    "engine", "hosts", "inventory", "group", "ssh_options", "server_address", "remote_binary",
+    "start_lead"};
 
 constexpr std::array<std::string_view, 13> kWorkloadFields = {
     "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
@@ -175,6 +183,141 @@ void read_workloads(const Reader& reader, const std::string& source, Scenario& s
   }
 }
 
+bool is_ip_literal(const std::string& text) {
+  unsigned char address[16];
+  return inet_pton(AF_INET, text.c_str(), address) == 1 || inet_pton(AF_INET6, text.c_str(), address) == 1;
+}
+
+// What --tag takes: 1-64 of A-Z a-z 0-9 . _ - (load/load_config.hpp); anything else becomes '_'.
+std::string tag_of(std::string_view name) {
+  std::string tag;
+  for (char c : name.substr(0, 64)) {
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+                    c == '.' || c == '_' || c == '-';
+    tag += ok ? c : '_';
+  }
+  return tag.empty() ? "host" : tag;
+}
+
+// A host as written in `hosts`: "host", "user@host", "user@host:port" or "user@[v6]:port".
+LoadHost host_of(const Reader& reader, const std::string& text) {
+  LoadHost host;
+  if (text.empty() || text.front() == '-' || text.find_first_of(" \t\n'\"`$;&|<>") != std::string::npos) {
+    reader.fail("hosts", "'" + text + "' is not a host: write \"host\", \"user@host\" or \"user@host:port\"");
+  }
+  const std::size_t at = text.rfind('@');
+  const std::string user = at == std::string::npos ? "" : text.substr(0, at);
+  std::string address = at == std::string::npos ? text : text.substr(at + 1);
+  std::string port;
+  if (!address.empty() && address.front() == '[') {
+    const std::size_t close = address.find(']');
+    if (close == std::string::npos) reader.fail("hosts", "'" + text + "': '[' without ']'");
+    if (close + 1 < address.size()) {
+      if (address[close + 1] != ':') reader.fail("hosts", "'" + text + "': ':port' after ']'");
+      port = address.substr(close + 2);
+    }
+    address = address.substr(1, close - 1);
+  } else if (std::count(address.begin(), address.end(), ':') == 1) {
+    port = address.substr(address.find(':') + 1);
+    address = address.substr(0, address.find(':'));
+  }
+  if (address.empty()) reader.fail("hosts", "'" + text + "' names no host");
+  if (!port.empty() && (port.find_first_not_of("0123456789") != std::string::npos || port.size() > 5 ||
+                        std::stoul(port) == 0 || std::stoul(port) > 65535)) {
+    reader.fail("hosts", "'" + text + "': the port must be from 1 to 65535");
+  }
+  host.name = address;
+  host.destination = ssh_destination(user, address);
+  host.port = port;
+  return host;
+}
+
+void read_load(const Reader& top, const std::string& source, Scenario& scenario) {
+  const toml::node* node = top.table().get("load");
+  if (node == nullptr) return;
+  if (!node->is_table()) top.fail("load", "is a table: [load] with engine = \"local\" or \"ssh\"");
+  const Reader reader(*node->as_table(), source, "load.");
+  reader.refuse_unknown(kLoadFields);
+  LoadSetup& load = scenario.load;
+  load.engine = reader.string("engine").value_or("local");
+  if (load.engine != "local" && load.engine != "ssh") {
+    reader.fail("engine", "must be \"local\" (the harness's own loader) or \"ssh\" (ringside load "
+                          "on the hosts or the inventory's group, over ssh)");
+  }
+  const auto hosts = reader.strings("hosts");
+  load.inventory = reader.string("inventory").value_or("");
+  load.group = reader.string("group").value_or("generators");
+  load.ssh_options = reader.strings("ssh_options").value_or(std::vector<std::string>{});
+  load.remote_binary = reader.string("remote_binary").value_or("");
+  if (auto lead = read_duration(reader, "start_lead", 0.01)) load.start_lead_s = *lead;
+  if (load.start_lead_s > 600) reader.fail("start_lead", "must be at most 10m");
+  if (auto address = reader.string("server_address")) {
+    if (!is_ip_literal(*address)) {
+      reader.fail("server_address", "must be an IP address the server listens on and the load hosts "
+                                    "reach (\"10.0.0.10\", \"fd00::10\"), not \"" + *address + "\"");
+    }
+    load.server_address = *address;
+  }
+  if (!load.remote()) {
+    for (std::string_view field : {"hosts", "inventory", "ssh_options", "remote_binary", "start_lead"}) {
+      if (reader.find(field) != nullptr) reader.fail(field, "needs engine = \"ssh\"");
+    }
+    return;
+  }
+  if (hosts.has_value() == !load.inventory.empty()) {
+    reader.fail(hosts ? "inventory" : "hosts",
+                "engine = \"ssh\" takes either hosts = [\"user@host\", ...] or inventory = \"FILE\"");
+  }
+  if (!reader.find("server_address")) {
+    reader.fail("server_address", "required with engine = \"ssh\": the address the server listens "
+                                  "on and the load hosts connect to");
+  }
+  if (load.server_address.starts_with("127.") || load.server_address == "::1") {
+    reader.fail("server_address", "is a loopback address, which the load hosts cannot reach: give "
+                                  "this machine's address on their network");
+  }
+  for (const std::string& option : load.ssh_options) {
+    if (option.empty()) reader.fail("ssh_options", "holds an empty string");
+  }
+  if (!load.remote_binary.empty() &&
+      (load.remote_binary.front() != '/' || load.remote_binary.find_first_of(" \t\n'\"`$;&|<>\\") != std::string::npos)) {
+    reader.fail("remote_binary", "must be an absolute path without blanks or shell characters");
+  }
+  if (hosts) {
+    if (hosts->empty()) reader.fail("hosts", "lists no host");
+    for (const std::string& text : *hosts) load.hosts.push_back(host_of(reader, text));
+  } else {
+    std::filesystem::path path = load.inventory;
+    if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
+    std::ifstream in(path);
+    if (!in) reader.fail("inventory", "cannot read " + path.string() + " (does it exist?)");
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      load.hosts = read_inventory(text.str(), path.string(), load.group);
+    } catch (const std::invalid_argument& error) {
+      reader.fail("inventory", error.what());
+    }
+  }
+  // Each host's tag names its results; two generators on one machine get -2, -3, ...
+  std::map<std::string, int> seen;
+  for (LoadHost& host : load.hosts) {
+    host.name = tag_of(host.name);
+    const int n = ++seen[host.name];
+    if (n > 1) host.name += "-" + std::to_string(n);
+  }
+  for (const Workload& workload : scenario.workloads) {
+    if (workload.loader != "ringside") {
+      reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
+                                "' has loader = \"" + workload.loader + "\", which runs here only");
+    }
+    if (workload.path.find('{') != std::string::npos) {
+      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
+                                "' has a path pattern, which runs with engine = \"local\" only");
+    }
+  }
+}
+
 }  // namespace
 
 Scenario parse_scenario(std::string_view text, const std::string& source) {
@@ -209,6 +352,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source) {
   scenario.equal_load_fraction =
       reader.number("equal_load_fraction", 0.01, 1, "from 0.01 to 1").value_or(0.5);
   read_workloads(reader, source, scenario);
+  read_load(reader, source, scenario);
   return scenario;
 }
 

@@ -38,6 +38,28 @@ struct Workload {
 
 enum class DatabaseKind { kTemp, kNone, kUrl };
 
+// One machine that runs `ringside load` for the harness, reached with ssh.
+struct LoadHost {
+  std::string name;         // tags its results (--tag) and names it in the report
+  std::string destination;  // ssh's: "host" or "user@host"
+  std::string port;         // "" : ssh's default (or its config's)
+};
+
+// The scenario's [load] table: where the load comes from. "local": the harness's own process on
+// load_cpus (as always); "ssh": `ringside load` on each host, started over ssh at one instant,
+// the results merged (harness/load_hosts.hpp, docs/distributed.md).
+struct LoadSetup {
+  std::string engine = "local";              // "local" | "ssh"
+  std::vector<LoadHost> hosts;               // ssh: from `hosts` or the inventory's group
+  std::string inventory;                     // as written (resolved against the scenario's folder)
+  std::string group = "generators";
+  std::vector<std::string> ssh_options;      // given to every ssh and scp, before the host
+  std::string server_address = "127.0.0.1";  // contestants' {host}; the load hosts' target
+  std::string remote_binary;                 // "" : /tmp/ringside-<hash of the binary>
+  double start_lead_s = 1;                   // the start instant: now + this, after the copies
+  [[nodiscard]] bool remote() const { return engine == "ssh"; }
+};
+
 struct Scenario {
   std::string name = "default";
   std::string description;
@@ -55,6 +77,7 @@ struct Scenario {
   std::string database_url;                 // kUrl
   bool equal_load = true;
   double equal_load_fraction = 0.5;
+  LoadSetup load;
   std::vector<Workload> workloads;
 };
 

@@ -219,7 +219,11 @@ LoadResult LoadRun::finish() {
     result.intended_start_epoch_s = config_.start_at_epoch_s;
     result.start_late_s = result.start_epoch_s - *config_.start_at_epoch_s;
   }
-  for (auto& worker : workers_) result.stats.merge(worker->stats());
+  for (auto& worker : workers_) {
+    result.stats.merge(worker->stats());
+    result.cpu_s += worker->measured_cpu_s();
+  }
+  result.threads = static_cast<unsigned>(workers_.size());
   double elapsed = std::chrono::duration<double>(end - measure_from_).count();
   const double duration = config_.effective_duration_s();
   if (duration > 0 && !result.interrupted && elapsed > duration) elapsed = duration;

@@ -36,6 +36,10 @@ struct LoadResult {
   // --start-at: the instant asked for, and start_epoch_s minus it (how late the start was).
   std::optional<double> intended_start_epoch_s;
   std::optional<double> start_late_s;
+  // The loader's own CPU (user + system) over the measured phase, summed over its threads, and
+  // how many threads it ran: a generator's saturation check needs nothing else.
+  double cpu_s = 0;
+  unsigned threads = 0;
 };
 
 struct LoadProgress {

@@ -1,6 +1,7 @@
 #include "load/load_worker.hpp"
 
 #include <sys/prctl.h>
+#include <time.h>
 
 #include <algorithm>
 
@@ -118,6 +119,16 @@ void LoadWorker::count_outstanding(core::TimePoint from, core::TimePoint to,
   stats_.outstanding_s += static_cast<double>(outstanding) * std::chrono::duration<double>(to - from).count();
 }
 
+namespace {
+
+double thread_cpu_s() {
+  timespec now{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &now);
+  return static_cast<double>(now.tv_sec) + static_cast<double>(now.tv_nsec) / 1e9;
+}
+
+}  // namespace
+
 void LoadWorker::run() {
   // The default 50 us timer slack would make every scheduled -R send late by up to that much.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -135,6 +146,7 @@ void LoadWorker::run() {
     if (measured_start_epoch_s_ == 0 && measuring(now)) {
       measured_start_epoch_s_ =
           std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+      measured_cpu_from_s_ = thread_cpu_s();
     }
     timeouts.expire(now, fire);
     backoffs.expire(now, fire);
@@ -146,6 +158,7 @@ void LoadWorker::run() {
   stopping_ = true;
   for (ClientConnection& connection : connections_) connection.abandon();
   stats_.latency_seconds.finish();
+  if (measured_cpu_from_s_ >= 0) measured_cpu_s_ = thread_cpu_s() - measured_cpu_from_s_;
   published_completed_.store(stats_.completed, std::memory_order_relaxed);
   published_answered_.store(stats_.completed + stats_.warmup_completed, std::memory_order_relaxed);
   published_errored_.store(stats_.errored, std::memory_order_relaxed);

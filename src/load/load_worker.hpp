@@ -52,6 +52,9 @@ class LoadWorker {
   // Wall clock (seconds since the epoch) read on the first loop turn of the measured phase; 0 if
   // the worker stopped before it. Read after run() has returned.
   [[nodiscard]] double measured_start_epoch_s() const { return measured_start_epoch_s_; }
+  // This thread's CPU time (user + system) from its first measured turn to its end; read after
+  // the thread is joined.
+  [[nodiscard]] double measured_cpu_s() const { return measured_cpu_s_; }
 
   // For connections. Claims the right to start one request now, or says when to ask again.
   struct Claim {
@@ -112,6 +115,8 @@ class LoadWorker {
   std::int64_t in_flight_ = 0;
   bool stopping_ = false;
   double measured_start_epoch_s_ = 0;
+  double measured_cpu_from_s_ = -1;
+  double measured_cpu_s_ = 0;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> done_{false};
   std::atomic<std::uint64_t> published_completed_{0};

@@ -106,6 +106,14 @@ GeneratorResult read_generator_json(const Json& document, const std::string& fil
     r.intended_start_epoch_s = document.at("intended_start_epoch_s").get<double>();
     r.start_late_s = r.start_epoch_s - *r.intended_start_epoch_s;
   }
+  // Since the loader reported its own CPU (an older schema-2 document has none: 0).
+  if (document.contains("loader") && document.at("loader").is_object()) {
+    const Json& loader = document.at("loader");
+    if (loader.contains("cpu_s") && loader.at("cpu_s").is_number()) r.cpu_s = loader.at("cpu_s").get<double>();
+    if (loader.contains("threads") && loader.at("threads").is_number_unsigned()) {
+      r.threads = loader.at("threads").get<unsigned>();
+    }
+  }
   const Json& requests = field(document, "requests", file);
   s.started = count_of(requests, "started", file);
   s.completed = count_of(requests, "completed", file);
@@ -232,6 +240,8 @@ MergedRun merge_generators(std::vector<GeneratorResult> generators) {
   for (const GeneratorResult& g : generators) {
     const LoadResult& r = g.result;
     total.stats.merge(r.stats);
+    total.cpu_s += r.cpu_s;
+    total.threads += r.threads;
     total.config.rate += r.config.rate;
     total.interrupted = total.interrupted || r.interrupted;
     if (r.start_epoch_s < earliest) {

@@ -212,6 +212,7 @@ nlohmann::ordered_json to_json(const LoadResult& r, nlohmann::ordered_json confi
   j["intended_start_epoch_s"] = number_or_null(r.intended_start_epoch_s);
   j["start_late_s"] = number_or_null(r.start_late_s);
   j["elapsed_s"] = r.elapsed_s;
+  j["loader"] = {{"cpu_s", r.cpu_s}, {"threads", r.threads}};
   j["requests"] = {{"started", s.started}, {"completed", s.completed}, {"failed", s.errored},
                    {"in_flight", s.in_flight}, {"warmup", s.warmup_requests}};
   const RateSummary rates = summarize_rates(r);

@@ -24,11 +24,11 @@ import unittest
 
 import hdr_reader as hdr  # tests/integration (PYTHONPATH), shared with test_merge
 import netlab
+from sshlab import Keys, check_tools, log, start_sshds, wait_for_text
 
 BIN = os.environ.get("RINGSIDE_BIN", "")
 HERE = os.path.dirname(os.path.abspath(__file__))
 PLAYBOOK = os.path.normpath(os.path.join(HERE, "..", "..", "deploy", "ansible", "load.yml"))
-SSHD = "/usr/sbin/sshd"
 GENERATORS = ["gen1", "gen2"]
 
 RATE = 200            # req/s over both generators
@@ -44,93 +44,12 @@ PLAYBOOK_TIMEOUT = 120.0
 READY_TIMEOUT = 20.0
 
 
-def log(message):
-    print(f"[distributed] {message}", file=sys.stderr, flush=True)
-
-
 def ringside_has(*args, needle=None):
     result = subprocess.run([BIN, *args], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
                             text=True, timeout=30)
     if needle is None:
         return result.returncode == 0
     return needle in result.stdout
-
-
-def wait_for_text(path, text, timeout, process):
-    """Waits, bounded, until the file holds text (a readiness line); fails if process exits."""
-    deadline = time.monotonic() + timeout
-    while time.monotonic() < deadline:
-        with open(path, errors="replace") as f:
-            if text in f.read():
-                return
-        if process.poll() is not None:
-            break
-        time.sleep(0.05)
-    with open(path, errors="replace") as f:
-        raise AssertionError(f"no '{text}' in {path} within {timeout}s "
-                             f"(exit {process.poll()}): {f.read()[-2000:]}")
-
-
-class Keys:
-    """An SSH client key, a host key per generator, configs and known_hosts, all in one temp dir."""
-
-    def __init__(self, lab, directory):
-        self.dir = directory
-        self.client_key = os.path.join(directory, "id_ed25519")
-        self.ssh_config = os.path.join(directory, "ssh_config")
-        self.known_hosts = os.path.join(directory, "known_hosts")
-        self._keygen(self.client_key, "ringside-test-controller")
-        # The root user logs in with this key only (PermitRootLogin prohibit-password).
-        shutil.copy(self.client_key + ".pub", os.path.join(directory, "authorized_keys"))
-        with open(self.known_hosts, "w") as known:
-            for gen in GENERATORS:
-                host_key = os.path.join(directory, f"host_{gen}")
-                self._keygen(host_key, gen)
-                with open(host_key + ".pub") as pub:
-                    known.write(f"{lab.address(gen)} {pub.read().strip()}\n")
-        with open(self.ssh_config, "w") as f:
-            f.write(f"""Host *
-  User root
-  IdentityFile {self.client_key}
-  IdentitiesOnly yes
-  UserKnownHostsFile {self.known_hosts}
-  GlobalKnownHostsFile /dev/null
-  StrictHostKeyChecking yes
-  BatchMode yes
-  PasswordAuthentication no
-  # One connection per generator for the whole run, as a controller would keep it: each of
-  # Ansible's steps is an SSH session, and a handshake each costs seconds on a busy machine.
-  # The masters live in ctl; the teardown kills them with everything else in it.
-  ControlMaster auto
-  ControlPath {directory}/cm-%C
-  ControlPersist 300
-  ConnectTimeout 10
-  ServerAliveInterval 5
-""")
-
-    @staticmethod
-    def _keygen(path, comment):
-        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", comment, "-f", path],
-                       check=True, timeout=30, stdout=subprocess.DEVNULL)
-
-    def sshd_config(self, lab, gen):
-        path = os.path.join(self.dir, f"sshd_{gen}.conf")
-        with open(path, "w") as f:
-            f.write(f"""ListenAddress {lab.address(gen)}:22
-HostKey {self.dir}/host_{gen}
-AuthorizedKeysFile {self.dir}/authorized_keys
-PidFile {self.dir}/sshd_{gen}.pid
-PermitRootLogin prohibit-password
-PubkeyAuthentication yes
-PasswordAuthentication no
-KbdInteractiveAuthentication no
-UsePAM no
-# The keys live in a temp dir under /tmp (world-writable), which StrictModes refuses.
-StrictModes no
-Subsystem sftp internal-sftp
-LogLevel INFO
-""")
-        return path
 
 
 class AnsibleLoad(unittest.TestCase):
@@ -160,20 +79,9 @@ class AnsibleLoad(unittest.TestCase):
         lab = cls.lab
         log(f"namespaces {', '.join(lab.ns.values())} and {lab.bridge_ns} (the bridge), "
             f"{lab.subnet}.0/24")
-        for tool in ("ansible-playbook", "ssh", "ssh-keygen"):
-            if shutil.which(tool) is None:
-                raise AssertionError(f"{tool} is missing: run scripts/setup")
-        if not os.access(SSHD, os.X_OK):
-            raise AssertionError(f"{SSHD} is missing: run scripts/setup (openssh-server)")
-        # sshd insists on its privilege-separation directory, which Debian's unit makes at boot.
-        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)
-        cls.keys = Keys(lab, cls.tmp)
-        for gen in GENERATORS:
-            log_path = os.path.join(cls.tmp, f"sshd_{gen}.log")
-            with open(log_path, "w") as out:
-                process = lab.popen(gen, [SSHD, "-D", "-e", "-f", cls.keys.sshd_config(lab, gen)],
-                                    stdout=out, stderr=subprocess.STDOUT)
-            wait_for_text(log_path, "Server listening on", READY_TIMEOUT, process)
+        check_tools("ansible-playbook", "ssh", "ssh-keygen")
+        cls.keys = Keys(lab, cls.tmp, GENERATORS)
+        start_sshds(lab, cls.keys, GENERATORS, cls.tmp, READY_TIMEOUT)
         serve_log = os.path.join(cls.tmp, "serve.log")
         with open(serve_log, "w") as out:
             cls.server = lab.popen("srv", [BIN, "serve", "--host", lab.address("srv"), "--port",

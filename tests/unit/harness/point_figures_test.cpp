@@ -44,6 +44,46 @@ TEST(PointFigures, FromALoadResult) {
   EXPECT_TRUE(std::isnan(empty.latency.p50));
 }
 
+TEST(PointFigures, TwoGeneratorsMergedWithTheirOwnFigures) {
+  std::vector<load::GeneratorResult> inputs(2);
+  inputs[0].tag = "gen1";
+  inputs[0].result = sample_result();
+  inputs[0].result.cpu_s = 1;
+  inputs[0].result.threads = 2;
+  inputs[0].result.start_late_s = 0.002;
+  inputs[1].tag = "gen2";
+  inputs[1].result = sample_result();
+  RoundFigures figures;
+  fill_from_merge(load::merge_generators(std::move(inputs)), figures, true);
+  EXPECT_EQ(figures.completed, 200u);
+  EXPECT_DOUBLE_EQ(figures.requests_per_s, 100);
+  ASSERT_EQ(figures.generators.size(), 2u);
+  EXPECT_EQ(figures.generators[0].name, "gen1");
+  EXPECT_EQ(figures.generators[0].completed, 100u);
+  EXPECT_DOUBLE_EQ(figures.generators[0].requests_per_s, 50);
+  EXPECT_DOUBLE_EQ(figures.generators[0].cpu_share, 0.25);  // 1 s of 2 threads x 2 s
+  EXPECT_DOUBLE_EQ(figures.generators[0].start_late_s, 0.002);
+  EXPECT_TRUE(std::isnan(figures.generators[1].cpu_share)) << "no loader figures: unmeasured";
+}
+
+TEST(PointFigures, TheLogHasOneIntervalPerSecond) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ringside-point-seconds";
+  std::filesystem::remove_all(dir);
+  load::LoadResult result = sample_result();
+  result.stats.latency_seconds.enable(result.stats.latency);
+  result.stats.latency_seconds.record(0, 100);
+  result.stats.latency_seconds.record(1, 200);
+  result.stats.latency_seconds.finish();
+  ASSERT_TRUE(write_histogram_log(dir, "a.hlog", "c", result));
+  std::ifstream in(dir / "a.hlog");
+  std::stringstream text;
+  text << in.rdbuf();
+  const std::string log = text.str();
+  EXPECT_NE(log.find("\n0.000,1.000,"), std::string::npos) << log;
+  EXPECT_NE(log.find("\n1.000,1.000,"), std::string::npos) << log;
+  std::filesystem::remove_all(dir);
+}
+
 TEST(PointFigures, LogNames) {
   EXPECT_EQ(histogram_log_name("hello", "nginx", "closed", 100, 0, 1),
             "histograms/hello-nginx-closed-c100-round1.hlog");

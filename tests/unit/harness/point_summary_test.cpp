@@ -48,6 +48,22 @@ TEST(Flags, LoaderCpuSaturated) {
   EXPECT_FALSE(has(below, "loader-bound"));
 }
 
+TEST(Flags, EachLoadHostJudgedOnItsOwnCpu) {
+  RoundFigures r = healthy();
+  r.loader_cpu_s = 5;  // the hosts' sum: not the harness's cores
+  r.generators = {{.name = "gen1", .cpu_s = 0.95, .threads = 1, .cpu_share = 0.95},
+                  {.name = "gen2", .cpu_s = 0.3, .threads = 1, .cpu_share = 0.3}};
+  judge_round(r, kClosed100);
+  ASSERT_TRUE(has(r, "loader-bound"));
+  EXPECT_EQ(r.notes.at(0), "load host(s) used gen1 95% of its 1 core(s): the loader, not the server, "
+                           "set the pace; add load hosts or give the workload more loader_threads");
+  RoundFigures calm = healthy();
+  calm.loader_cpu_s = 5;
+  calm.generators = {{.name = "gen1", .cpu_s = 0.5, .threads = 1, .cpu_share = 0.5}};
+  judge_round(calm, kClosed100);
+  EXPECT_FALSE(has(calm, "loader-bound"));
+}
+
 TEST(Flags, LoaderStarvedOfItsCore) {
   RoundFigures r = healthy();
   r.loader_cpu_s = 0.05;

@@ -16,6 +16,9 @@ RunResults sample() {
   results.machine.cores = 2;
   results.machine.warnings = {"server and loader share core 0"};
   results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.load_engine = "ssh";
+  results.server_address = "10.0.0.10";
+  results.load_hosts = {{"gen1", "root@10.0.0.21", "/tmp/ringside-x", 0.0003, 0.0012}};
   ContestantResult contestant;
   contestant.name = "nginx";
   contestant.rss_idle_kib = 1900;
@@ -36,6 +39,8 @@ RunResults sample() {
   round.database.queries_per_request = 1.0;
   round.database.cpu_us_per_query = 6.1;
   round.flags = {"listen-overflow"};
+  round.generators = {{.name = "gen1", .completed = 500, .failed = 1, .requests_per_s = 250,
+                       .start_late_s = 0.0001, .cpu_s = 0.5, .threads = 2, .cpu_share = 0.125}};
   point.rounds = {round};
   point.median = round;
   point.noisy = true;
@@ -66,6 +71,20 @@ TEST(Results, RoundTripsThroughJson) {
   EXPECT_EQ(point.median.flags, std::vector<std::string>{"listen-overflow"});
   EXPECT_DOUBLE_EQ(again.contestants.at(0).rss_idle_kib, 1900);
   EXPECT_EQ(again.machine.warnings.at(0), "server and loader share core 0");
+  EXPECT_EQ(again.load_engine, "ssh");
+  EXPECT_EQ(again.server_address, "10.0.0.10");
+  ASSERT_EQ(again.load_hosts.size(), 1u);
+  EXPECT_EQ(again.load_hosts[0].destination, "root@10.0.0.21");
+  EXPECT_DOUBLE_EQ(again.load_hosts[0].clock_offset_s, 0.0003);
+  EXPECT_DOUBLE_EQ(again.load_hosts[0].round_trip_s, 0.0012);
+  ASSERT_EQ(point.rounds[0].generators.size(), 1u);
+  const GeneratorFigures& g = point.rounds[0].generators[0];
+  EXPECT_EQ(g.name, "gen1");
+  EXPECT_EQ(g.completed, 500u);
+  EXPECT_EQ(g.failed, 1u);
+  EXPECT_DOUBLE_EQ(g.start_late_s, 0.0001);
+  EXPECT_EQ(g.threads, 2u);
+  EXPECT_DOUBLE_EQ(g.cpu_share, 0.125);
 }
 
 TEST(Results, UnmeasuredIsNullInJson) {

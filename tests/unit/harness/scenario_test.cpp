@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <fstream>
 
 namespace ringside::harness {
 namespace {
@@ -93,7 +94,7 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("rounds = 3\nroundz = 2\n[[workload]]\nname = \"a\"\n"),
             "s.toml:2: field 'roundz': unknown field (known: name, description, contestants, "
             "baseline, rounds, warmup, duration, settle, server_cpus, load_cpus, threads, "
-            "database, equal_load, equal_load_fraction, workload)");
+            "database, equal_load, equal_load_fraction, load, workload)");
   EXPECT_EQ(error_of("duration = \"5 parsecs\"\n[[workload]]\nname = \"a\"\n"),
             "s.toml:1: field 'duration': must be a duration such as \"500ms\", \"2s\" or \"1m\", "
             "at least 1ms and at most 24h (got \"5 parsecs\")");
@@ -189,6 +190,95 @@ TEST(Scenario, RoutesOfPaths) {
   Workload plain;
   plain.path = "/";
   EXPECT_TRUE(runs_workload(nginx, plain));
+}
+
+TEST(Scenario, LoadDefaultsToTheLocalEngine) {
+  const Scenario s = parse_scenario("[[workload]]\nname = \"hello\"\n", "s.toml");
+  EXPECT_EQ(s.load.engine, "local");
+  EXPECT_FALSE(s.load.remote());
+  EXPECT_EQ(s.load.server_address, "127.0.0.1");
+  EXPECT_TRUE(s.load.hosts.empty());
+}
+
+TEST(Scenario, LoadHostsOverSsh) {
+  const Scenario s = parse_scenario(R"(
+[load]
+engine = "ssh"
+hosts = ["10.0.0.21", "bob@load2:2222", "root@[fd00::3]:22", "10.0.0.21"]
+ssh_options = ["-F", "ssh_config"]
+server_address = "10.0.0.10"
+remote_binary = "/opt/ringside"
+start_lead = "500ms"
+
+[[workload]]
+name = "hello"
+)",
+                                    "s.toml");
+  EXPECT_TRUE(s.load.remote());
+  ASSERT_EQ(s.load.hosts.size(), 4u);
+  EXPECT_EQ(s.load.hosts[0].name, "10.0.0.21");
+  EXPECT_EQ(s.load.hosts[0].destination, "10.0.0.21");
+  EXPECT_EQ(s.load.hosts[1].name, "load2");
+  EXPECT_EQ(s.load.hosts[1].destination, "bob@load2");
+  EXPECT_EQ(s.load.hosts[1].port, "2222");
+  EXPECT_EQ(s.load.hosts[2].name, "fd00__3");
+  EXPECT_EQ(s.load.hosts[2].destination, "root@fd00::3");
+  EXPECT_EQ(s.load.hosts[3].name, "10.0.0.21-2");  // two generators on one machine
+  EXPECT_EQ(s.load.ssh_options, (std::vector<std::string>{"-F", "ssh_config"}));
+  EXPECT_EQ(s.load.server_address, "10.0.0.10");
+  EXPECT_EQ(s.load.remote_binary, "/opt/ringside");
+  EXPECT_DOUBLE_EQ(s.load.start_lead_s, 0.5);
+}
+
+TEST(Scenario, LoadHostsFromAnInventory) {
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() / "ringside-scenario-inventory";
+  std::filesystem::create_directories(dir);
+  {
+    std::ofstream(dir / "inv.ini") << "[gens]\ng1 ansible_host=10.0.0.21 ansible_user=root\n";
+    std::ofstream(dir / "s.toml") << "[load]\nengine = \"ssh\"\ninventory = \"inv.ini\"\ngroup = \"gens\"\n"
+                                     "server_address = \"10.0.0.10\"\n[[workload]]\nname = \"hello\"\n";
+  }
+  const Scenario s = load_scenario(dir / "s.toml");  // the inventory beside the scenario
+  ASSERT_EQ(s.load.hosts.size(), 1u);
+  EXPECT_EQ(s.load.hosts[0].name, "g1");
+  EXPECT_EQ(s.load.hosts[0].destination, "root@10.0.0.21");
+  std::filesystem::remove_all(dir);
+}
+
+TEST(Scenario, BadLoadValuesNameTheField) {
+  const std::string workload = "[[workload]]\nname = \"hello\"\n";
+  auto load = [&](const std::string& table, const std::string& more = "") {
+    return error_of("[load]\n" + table + "\n" + workload + more);
+  };
+  EXPECT_EQ(load("engine = \"k8s\""),
+            "s.toml:2: field 'load.engine': must be \"local\" (the harness's own loader) or \"ssh\" "
+            "(ringside load on the hosts or the inventory's group, over ssh)");
+  EXPECT_NE(load("hosts = [\"a\"]").find("field 'load.hosts': needs engine = \"ssh\""), std::string::npos);
+  const std::string ssh = "engine = \"ssh\"\nserver_address = \"10.0.0.10\"\n";
+  EXPECT_NE(load(ssh).find("field 'load.hosts': engine = \"ssh\" takes either hosts"), std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]\ninventory = \"x\"").find("field 'load.inventory'"), std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = []").find("field 'load.hosts': lists no host"), std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"-oProxyCommand=x\"]").find("field 'load.hosts'"), std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a:99999\"]").find("field 'load.hosts'"), std::string::npos);
+  EXPECT_NE(load(ssh + "inventory = \"/nonexistent.ini\"").find("field 'load.inventory': cannot read"),
+            std::string::npos);
+  EXPECT_NE(load("engine = \"ssh\"\nhosts = [\"a\"]").find("field 'load.server_address': required"),
+            std::string::npos);
+  EXPECT_NE(load("engine = \"ssh\"\nhosts = [\"a\"]\nserver_address = \"127.0.0.1\"").find("loopback"),
+            std::string::npos);
+  EXPECT_NE(load("server_address = \"api.internal\"").find("field 'load.server_address': must be an IP"),
+            std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]\nremote_binary = \"tmp/x\"").find("field 'load.remote_binary'"),
+            std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]\nstart_lead = \"0s\"").find("field 'load.start_lead'"),
+            std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]\nwhat = 1").find("field 'load.what': unknown field"),
+            std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]", "loader = \"wrk\"\n").find("field 'load.engine'"),
+            std::string::npos);
+  EXPECT_NE(load(ssh + "hosts = [\"a\"]", "path = \"/users/{1..9}\"\n").find("path pattern"),
+            std::string::npos);
+  EXPECT_NE(error_of("load = 1\n" + workload).find("field 'load': is a table"), std::string::npos);
 }
 
 // Every scenario the project ships parses, and names only known loaders and routes.
