@@ -215,9 +215,9 @@ class EndToEndTest(CompareRunTest):
 name = "tiny"
 baseline = "alpha"
 rounds = 2
-warmup = "200ms"
-duration = "1s"
-settle = "100ms"
+warmup = "100ms"
+duration = "500ms"
+settle = "50ms"
 database = "none"
 equal_load_fraction = 0.25
 
@@ -296,7 +296,7 @@ connections = [4]
         for name in ("report.md", "report.html"):
             self.assertGreater(os.path.getsize(os.path.join(self.out, name)), 0, name)
         # Live progress: the point measured and the time left.
-        self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(1\.2s\), about \d")
+        self.assertRegex(err, r"\[1/\d+\] round 1/2: (alpha|beta) hello c=2 \(0\.6s\), about \d")
         self.assert_nothing_left()
 
     def test_the_database_share_is_measured_on_the_harness_postgresql(self):
