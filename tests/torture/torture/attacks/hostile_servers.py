@@ -130,10 +130,17 @@ def judge(result, validator, label, mode, code, doc, wall, bound_s, requests=Non
     elif isinstance(expected, tuple):
         # Answered by the ten it accepted; whatever failed waited in (or for) its full queue.
         right = r["completed"] > 0 and code == 0 and counted and set(counted) <= set(expected)
+    elif requests:
+        right = (r["completed"] == 0 and code == 1 and set(counted) == {expected}
+                 and counted[expected] == requests)
     else:
-        right = r["completed"] == 0 and code == 1 and set(counted) == {expected}
-        if requests:
-            right = right and counted[expected] == requests
+        # -d: the class is what is judged. The attack runs 12 loads against 12 Python servers at
+        # once on two cores, and a server starved past --timeout makes a stray timeout or two
+        # beside thousands of its own class: tolerated up to 1 %, never as the only class.
+        stray = counted.get("timeout", 0) if expected != "timeout" else 0
+        right = (r["completed"] == 0 and code == 1 and counted.get(expected, 0) > 0
+                 and set(counted) <= {expected, "timeout"}
+                 and stray <= 0.01 * sum(counted.values()))
     result.expect(right, f"{where}: wanted its failures counted as {expected} "
                   f"({'all ' + str(requests) if requests else 'some'}), got exit {code}, "
                   f"completed {r['completed']}, errors {counted}, in flight {r['in_flight']}")
@@ -149,7 +156,9 @@ def run(ctx, result):
         validator = jsonschema.Draft202012Validator(json.load(f))
     # -d: pipelined, a timeout well inside the duration so stalls are counted, not left in flight.
     # -n: every request resolved; a stalled one costs a timeout, `rounds` of them per connection.
-    duration, timeout, connections = (2, 0.5, 8) if ctx.short else (10, 2, 64)
+    # (The short timeout is 1 s, not less: the Python servers answer late on a busy machine, and
+    # the garbage server's late answers were counted as timeouts beside its malformed ones.)
+    duration, timeout, connections = (2, 1, 8) if ctx.short else (10, 2, 64)
     n_connections, rounds = (4, 2) if ctx.short else (16, 3)
     # accept_ten gets more connections than it accepts, so some wait in (or for) its queue.
     stalled = 16
