@@ -275,6 +275,9 @@ void Engine::validate_all() {
   ValidationRunOptions options;
   options.start.threads = static_cast<int>(scenario_.threads);
   options.start.db_url = db_url_;
+  // Checked where it will be timed: on server_address, and (when that is not 127.0.0.1) not
+  // answering on 127.0.0.1 too.
+  options.start.host = scenario_.load.server_address;
   options.ready_timeout_s = options_.ready_timeout_s;
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;

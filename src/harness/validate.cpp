@@ -271,11 +271,8 @@ Check check_only_on_host(int port, const ValidateOptions& options) {
   const std::string name = "listens on " + options.host + " only";
   HttpConnection connection;
   std::string error;
-  if (!connection.connect("127.0.0.1", port, options.timeout_s, error)) {
-    if (error.find("refused") != std::string::npos) return passed(name);
-    return failed(name,
-                  "127.0.0.1:" + std::to_string(port) + " should refuse a connection: " + error);
-  }
+  // Refused, or unreachable (a network namespace whose loopback is down): either way not there.
+  if (!connection.connect("127.0.0.1", port, options.timeout_s, error)) return passed(name);
   return failed(name, "127.0.0.1:" + std::to_string(port) + " accepts connections too: it listens "
                       "on a wildcard address or ignores {host}; make it listen on {host} only");
 }
