@@ -1,5 +1,6 @@
 // `ringside compare`: the benchmark run of a scenario (harness::run_compare), and `--validate` and
 // `--list`: flags, signals, the database and output around the harness library.
+#include <arpa/inet.h>
 #include <signal.h>
 
 #include <CLI/CLI.hpp>
@@ -41,6 +42,7 @@ struct CompareFlags {
   std::string contestants_dir;
   std::string postgres_url;
   int threads = 1;
+  std::string host = "127.0.0.1";  // --validate: {host}
   bool threads_given = false;  // a run: --threads overrides the scenario's
   double ready_timeout_s = 30;
   std::vector<std::string> only, skip;
@@ -88,6 +90,20 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.add_option("--threads", flags.threads, "{threads}: cores a contestant may use")
       ->capture_default_str()
       ->check(count_in(1, 1024));
+  app.add_option("--host", flags.host,
+                 "--validate: {host}, the address each contestant listens on and the checks "
+                 "connect to; another than 127.0.0.1 also checks that 127.0.0.1 refuses (a run "
+                 "takes the scenario's [load] server_address)")
+      ->capture_default_str()
+      ->check(CLI::Validator(
+          [](std::string& host) {
+            unsigned char address[16];
+            return inet_pton(AF_INET, host.c_str(), address) == 1 ||
+                           inet_pton(AF_INET6, host.c_str(), address) == 1
+                       ? std::string()
+                       : "not an IPv4 or IPv6 address (127.0.0.2, ::1): " + host;
+          },
+          "IP", "IPv4 or IPv6 address"));
   app.add_option("--ready-timeout", flags.ready_timeout_s,
                  "Seconds (or 500ms, 1m, ...) a contestant has to answer 200 on its ready_path")
       ->capture_default_str()
@@ -187,6 +203,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
 
   harness::ValidationRunOptions options;
   options.start.threads = flags.threads;
+  options.start.host = flags.host;
   options.ready_timeout_s = flags.ready_timeout_s;
   options.stop = &watcher.interrupted();
   options.progress = [](const std::string& line) {
@@ -369,6 +386,11 @@ int run_compare(int argc, char** argv) {
   if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
   if (flags.validate && flags.list) {
     std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
+    return 2;
+  }
+  if (!flags.validate && app.count("--host") > 0) {
+    std::fprintf(stderr, "%s: --host goes with --validate; a run listens on its scenario's [load] "
+                         "server_address\n", kName);
     return 2;
   }
   if (!flags.validate && !flags.list) return run_benchmark(flags);

@@ -11,6 +11,9 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
   console.error(`PORT must be a port number (1-65535), got '${process.env.PORT ?? ""}'`);
   process.exit(2);
 }
+// HOST is the harness's {host} (127.0.0.1, or the scenario's server_address); Bun takes IPv6
+// literals unbracketed ("::1").
+const hostname = process.env.HOST || "127.0.0.1";
 // Statements are prepared (Bun.SQL's default).
 const sql = new SQL({ url: process.env.DATABASE_URL, max: POOL_SIZE });
 
@@ -18,7 +21,7 @@ const user = userRoute(sql);
 
 const server = Bun.serve({
   port,
-  hostname: "127.0.0.1",
+  hostname,
   routes: {
     "/": () => new Response("Hello World!", { headers: { "content-type": "text/plain" } }),
     "/json": () => json(200, { message: "Hello, World!" }),

@@ -2,9 +2,10 @@
 // express 5, as its production guide runs it: NODE_ENV=production, no logger, no x-powered-by.
 
 const express = require('express');
-const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
 
 const port = portFromEnv();
+const host = hostFromEnv();
 const users = createUsers();
 const app = express();
 app.disable('x-powered-by');
@@ -22,5 +23,5 @@ app.get('/users/:id', async (req, res) => {
   res.status(status).json(body);
 });
 
-const server = app.listen({ port, host: '127.0.0.1', backlog: BACKLOG });
+const server = app.listen({ port, host, backlog: BACKLOG });
 stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

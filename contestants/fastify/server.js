@@ -3,9 +3,10 @@
 // serialises the 200 bodies).
 
 const Fastify = require('fastify');
-const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
 
 const port = portFromEnv();
+const host = hostFromEnv();
 const users = createUsers();
 const app = Fastify({ logger: false });
 
@@ -37,7 +38,7 @@ app.get('/users/:id', { schema: { response: { 200: userSchema } } }, async (requ
   return body;
 });
 
-app.listen({ port, host: '127.0.0.1', backlog: BACKLOG }).catch((error) => {
+app.listen({ port, host, backlog: BACKLOG }).catch((error) => {
   console.error(error.message);
   process.exit(1);
 });

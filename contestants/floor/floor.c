@@ -4,7 +4,7 @@
 // a request split over segments is answered too) and sends that many canned responses in one
 // send; no parsing, no timers, no real Date (a fixed valid one). Not a server anyone should run.
 //
-//   cc -O2 -o build/floor floor.c && build/floor PORT
+//   cc -O2 -o build/floor floor.c && build/floor PORT [HOST]   (HOST: an IPv4 or IPv6 literal)
 #define _GNU_SOURCE  // accept4
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -41,8 +41,20 @@ static void grow_matched(int fd) {
 }
 
 int main(int argc, char** argv) {
-  if (argc != 2) {
-    fprintf(stderr, "usage: %s PORT\n", argv[0]);
+  if (argc != 2 && argc != 3) {
+    fprintf(stderr, "usage: %s PORT [HOST]\n", argv[0]);
+    return 2;
+  }
+  // The address to listen on: {host} (127.0.0.1 without one), v4 or v6.
+  const char* host = argc == 3 ? argv[2] : "127.0.0.1";
+  const unsigned short port = htons((unsigned short)atoi(argv[1]));
+  struct sockaddr_in6 addr6 = {.sin6_family = AF_INET6, .sin6_port = port};
+  struct sockaddr_in addr4 = {.sin_family = AF_INET, .sin_port = port};
+  const int v6 = strchr(host, ':') != NULL;
+  const int parsed =
+      v6 ? inet_pton(AF_INET6, host, &addr6.sin6_addr) : inet_pton(AF_INET, host, &addr4.sin_addr);
+  if (parsed != 1) {
+    fprintf(stderr, "%s: HOST must be an IPv4 or IPv6 address, not '%s'\n", argv[0], host);
     return 2;
   }
   // Room for the 10,000-connection point.
@@ -51,12 +63,12 @@ int main(int argc, char** argv) {
     files.rlim_cur = files.rlim_max;
     setrlimit(RLIMIT_NOFILE, &files);
   }
-  int listener = socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
+  int listener = socket(v6 ? AF_INET6 : AF_INET, SOCK_STREAM | SOCK_NONBLOCK, 0);
   int one = 1;
   setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
-  struct sockaddr_in addr = {.sin_family = AF_INET, .sin_port = htons((unsigned short)atoi(argv[1]))};
-  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-  if (bind(listener, (struct sockaddr*)&addr, sizeof addr) != 0 || listen(listener, 65535) != 0) {
+  struct sockaddr* addr = v6 ? (struct sockaddr*)&addr6 : (struct sockaddr*)&addr4;
+  const socklen_t addr_size = v6 ? sizeof addr6 : sizeof addr4;
+  if (bind(listener, addr, addr_size) != 0 || listen(listener, 65535) != 0) {
     perror("bind/listen");
     return 1;
   }

@@ -1,9 +1,9 @@
 #!/bin/sh
-# Usage: start.sh PORT THREADS WORKDIR — renders h2o.conf.template into WORKDIR and runs h2o in
-# the foreground, never touching /etc/h2o or /var.
+# Usage: start.sh PORT THREADS WORKDIR [HOST] — renders h2o.conf.template into WORKDIR and runs
+# h2o in the foreground, listening on HOST (default 127.0.0.1), never touching /etc/h2o or /var.
 set -eu
-port=$1 threads=$2 workdir=$3
+port=$1 threads=$2 workdir=$3 host=${4:-127.0.0.1}
 dir=$(cd "$(dirname "$0")" && pwd)
 sed -e "s|{port}|$port|g" -e "s|{threads}|$threads|g" -e "s|{workdir}|$workdir|g" \
-  -e "s|{dir}|$dir|g" "$dir/h2o.conf.template" > "$workdir/h2o.conf"
+  -e "s|{host}|$host|g" -e "s|{dir}|$dir|g" "$dir/h2o.conf.template" > "$workdir/h2o.conf"
 exec h2o --mode worker -c "$workdir/h2o.conf"

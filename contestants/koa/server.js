@@ -3,9 +3,10 @@
 
 const Koa = require('koa');
 const { Router } = require('@koa/router');
-const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
 
 const port = portFromEnv();
+const host = hostFromEnv();
 const users = createUsers();
 const app = new Koa();
 const router = new Router();
@@ -27,5 +28,5 @@ router.get('/users/:id', async (ctx) => {
 
 app.use(router.routes()).use(router.allowedMethods());
 
-const server = app.listen({ port, host: '127.0.0.1', backlog: BACKLOG });
+const server = app.listen({ port, host, backlog: BACKLOG });
 stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

@@ -2,6 +2,7 @@
 // What every Node.js contestant shares for /users/:id, so that each server file shows only its
 // framework: the id rule, the query, and pg's pool at a fixed, documented size.
 
+const { isIP } = require('node:net');
 const { Pool } = require('pg');
 
 // pg's own default `max`, written out: docs/contestants.md and the manifests rely on it.
@@ -73,4 +74,17 @@ function portFromEnv() {
   return port;
 }
 
-module.exports = { BACKLOG, POOL_SIZE, USER_SQL, createUsers, parseUserId, portFromEnv, stopOn };
+// The address to listen on: HOST (the harness's {host}: 127.0.0.1, or the scenario's
+// server_address when the load comes from other machines), 127.0.0.1 when unset.
+function hostFromEnv() {
+  const host = process.env.HOST || '127.0.0.1';
+  if (isIP(host) === 0) {
+    console.error(`HOST must be an IP address (127.0.0.1, ::1, 10.0.0.10), got '${host}'`);
+    process.exit(2);
+  }
+  return host;
+}
+
+module.exports = {
+  BACKLOG, POOL_SIZE, USER_SQL, createUsers, hostFromEnv, parseUserId, portFromEnv, stopOn,
+};

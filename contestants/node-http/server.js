@@ -2,7 +2,7 @@
 // node:http with no framework: the seeds' "node index.js", plus pg for /users/:id.
 
 const http = require('node:http');
-const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
 
 function send(res, status, type, body) {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });
@@ -11,6 +11,7 @@ function send(res, status, type, body) {
 
 function start() {
   const port = portFromEnv();
+  const host = hostFromEnv();
   const users = createUsers();
   const server = http.createServer((req, res) => {
     const mark = req.url.indexOf('?');
@@ -29,7 +30,7 @@ function start() {
       send(res, 404, 'text/plain', 'no route for this path\n');
     }
   });
-  server.listen({ port, host: '127.0.0.1', backlog: BACKLOG });
+  server.listen({ port, host, backlog: BACKLOG });
   stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));
 }
 

@@ -2,9 +2,10 @@
 // restify 11, no audit logger or other plugins.
 
 const restify = require('restify');
-const { BACKLOG, createUsers, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
 
 const port = portFromEnv();
+const host = hostFromEnv();
 const users = createUsers();
 const server = restify.createServer();
 
@@ -24,5 +25,5 @@ server.get('/users/:id', async (req, res) => {
   res.json(status, body);
 });
 
-server.listen({ port, host: '127.0.0.1', backlog: BACKLOG });
+server.listen({ port, host, backlog: BACKLOG });
 stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

@@ -99,17 +99,6 @@ struct PointPlan {
   double rate = 0;
 };
 
-// Whether the contestant's start command takes the address to listen on ({host}).
-bool listens_on_host(const Contestant& contestant) {
-  for (const std::string& argument : contestant.manifest.start) {
-    if (argument.find("{host}") != std::string::npos) return true;
-  }
-  for (const auto& [name, value] : contestant.manifest.env) {
-    if (value.find("{host}") != std::string::npos) return true;
-  }
-  return false;
-}
-
 double wall_now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
 }
@@ -215,10 +204,10 @@ void Engine::prepare_contestants() {
     if (!runnable.runnable) {
       result.status = "skipped";
       result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
-    } else if (scenario_.load.server_address != "127.0.0.1" && !listens_on_host(contestant)) {
+    } else if (scenario_.load.server_address != "127.0.0.1" && !contestant.takes_host()) {
       result.status = "skipped";
-      result.reason = "its start command has no {host}: it listens on 127.0.0.1 only, which the "
-                      "scenario's server_address " + scenario_.load.server_address + " is not";
+      result.reason =
+          no_host_reason("the scenario's server_address " + scenario_.load.server_address);
     } else if (contestant.manifest.db_pool > 0 && !contestant.manifest.database_optional &&
                scenario_.database == DatabaseKind::kNone) {
       result.status = "skipped";
@@ -286,6 +275,9 @@ void Engine::validate_all() {
   ValidationRunOptions options;
   options.start.threads = static_cast<int>(scenario_.threads);
   options.start.db_url = db_url_;
+  // Checked where it will be timed: on server_address, and (when that is not 127.0.0.1) not
+  // answering on 127.0.0.1 too.
+  options.start.host = scenario_.load.server_address;
   options.ready_timeout_s = options_.ready_timeout_s;
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;

@@ -284,6 +284,18 @@ bool on_path(const std::string& program) {
 
 }  // namespace
 
+bool Contestant::takes_host() const {
+  auto has = [](const std::string& text) { return text.find("{host}") != std::string::npos; };
+  return std::any_of(manifest.start.begin(), manifest.start.end(), has) ||
+         std::any_of(manifest.env.begin(), manifest.env.end(),
+                     [&](const auto& entry) { return has(entry.second); });
+}
+
+std::string no_host_reason(const std::string& host) {
+  return "its start command has no {host}: it listens on 127.0.0.1 only, not on " + host +
+         "; add {host} to its start command or [env] (docs/contestants.md)";
+}
+
 Runnability check_runnable(const Contestant& contestant) {
   const Manifest& manifest = contestant.manifest;
   if (!manifest.available) return {false, "not available: " + manifest.reason, ""};

@@ -63,7 +63,12 @@ struct Contestant {
   std::filesystem::path manifest_path;  // as given (for messages)
   [[nodiscard]] const std::string& name() const { return manifest.name; }
   [[nodiscard]] bool claims(Route route) const;
+  // Whether its start command or [env] takes {host}: without it, it listens on 127.0.0.1 only.
+  [[nodiscard]] bool takes_host() const;
 };
+
+// Why a contestant without {host} cannot be asked to listen on `host` (for a skip or a failure).
+std::string no_host_reason(const std::string& host);
 
 // A manifest that cannot be used; what() is one line: "FILE:LINE: field 'F': what is wrong".
 class ManifestError : public std::runtime_error {

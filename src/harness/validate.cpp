@@ -114,7 +114,7 @@ std::string exchange(int port, const std::vector<std::string>& paths, bool pipel
                      const ValidateOptions& options) {
   HttpConnection connection;
   std::string error;
-  if (!connection.connect(port, options.timeout_s, error)) return error;
+  if (!connection.connect(options.host, port, options.timeout_s, error)) return error;
   if (pipelined) {
     std::string requests;
     for (const auto& path : paths) requests += get_request(path);
@@ -145,7 +145,7 @@ Check check_path(int port, const std::string& path, const ValidateOptions& optio
   HttpConnection connection;
   std::string error;
   HttpResponse response;
-  if (!connection.connect(port, options.timeout_s, error) ||
+  if (!connection.connect(options.host, port, options.timeout_s, error) ||
       !connection.send(get_request(path), options.timeout_s, error) ||
       !connection.read_response(response, options.timeout_s, error)) {
     return failed(name, error);
@@ -190,7 +190,7 @@ Check check_split(int port, const std::string& path, const ValidateOptions& opti
   HttpConnection connection;
   std::string error;
   HttpResponse response;
-  if (!connection.connect(port, options.timeout_s, error) ||
+  if (!connection.connect(options.host, port, options.timeout_s, error) ||
       !connection.send_bytewise(get_request(path), options.split_pause, options.timeout_s,
                                 error) ||
       !connection.read_response(response, options.timeout_s, error)) {
@@ -264,6 +264,19 @@ std::string judge_response(const HttpResponse& response, const Expectation& expe
   return {};
 }
 
+// Told to listen on {host}, a server that answers on 127.0.0.1 too listens on a wildcard address
+// (or ignores {host}): with load from other machines it would be reachable where it must not be,
+// and a run on a loopback {host} would not notice. Only asked when {host} is not 127.0.0.1.
+Check check_only_on_host(int port, const ValidateOptions& options) {
+  const std::string name = "listens on " + options.host + " only";
+  HttpConnection connection;
+  std::string error;
+  // Refused, or unreachable (a network namespace whose loopback is down): either way not there.
+  if (!connection.connect("127.0.0.1", port, options.timeout_s, error)) return passed(name);
+  return failed(name, "127.0.0.1:" + std::to_string(port) + " accepts connections too: it listens "
+                      "on a wildcard address or ignores {host}; make it listen on {host} only");
+}
+
 std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
                                    const ValidateOptions& options) {
   std::vector<Check> checks;
@@ -284,6 +297,9 @@ std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
   // A longer path where there is one, so more of the request line arrives in pieces.
   checks.push_back(check_split(port, claims(routes, Route::kUsers) ? "/users/1" : probes.front(),
                                options));
+  if (options.host != "127.0.0.1" && !stopped()) {
+    checks.push_back(check_only_on_host(port, options));
+  }
   return checks;
 }
 

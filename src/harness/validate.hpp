@@ -2,7 +2,9 @@
 // For every route it claims, the status, body (JSON compared as JSON), Content-Type, a Date
 // header and correct framing (Content-Length or chunked, read by ringside's own response
 // parser); then, on one connection each, keep-alive across 100 requests, 16 pipelined requests
-// answered in order, and a request written a byte at a time. docs/harness.md says why each.
+// answered in order, and a request written a byte at a time; and, when it was told to listen on
+// another address than 127.0.0.1, that 127.0.0.1 refuses (it listens on {host} only).
+// docs/harness.md says why each.
 //
 //   std::vector<Check> checks = validate_server(port, contestant.manifest.routes);
 //   for (const Check& check : checks) if (!check.passed) ... check.name, check.reason
@@ -34,6 +36,7 @@ struct ValidateOptions {
   int pipelined_requests = 16;
   bool pipelining = true;                     // false: the pipelining check is left out
   const std::atomic<bool>* stop = nullptr;    // checks not yet begun are skipped when set
+  std::string host = "127.0.0.1";             // where the server listens ({host}): checks go there
 };
 
 // What a GET of `path` must answer, for the paths the checks send: "/", "/json", "/users/N", "/db".

@@ -90,6 +90,10 @@ ContestantReport validate_contestant(const Contestant& contestant,
     return report;
   }
 
+  if (options.start.host != "127.0.0.1" && !contestant.takes_host()) {
+    fail(no_host_reason(options.start.host));
+    return report;
+  }
   say(options, contestant.name() + ": starting");
   std::optional<RunningContestant> server;
   try {
@@ -100,11 +104,12 @@ ContestantReport validate_contestant(const Contestant& contestant,
   }
   ReadyResult ready = server->wait_ready(options.ready_timeout_s, options.stop);
   if (ready.ok) {
-    say(options, contestant.name() + ": ready on 127.0.0.1:" + std::to_string(server->port()) +
-                     ", checking");
+    say(options, contestant.name() + ": ready on " + server->host() + " port " +
+                     std::to_string(server->port()) + ", checking");
     ValidateOptions checks = options.checks;
     checks.stop = options.stop;
     checks.pipelining = contestant.manifest.pipelining;
+    checks.host = server->host();
     // Without a database its database routes answer 503 by design: check the others.
     std::vector<Route> routes = contestant.manifest.routes;
     if (options.start.db_url == "none") {

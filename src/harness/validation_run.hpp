@@ -40,7 +40,7 @@ struct ContestantReport {
 };
 
 struct ValidationRunOptions {
-  StartOptions start;                    // threads, db_url, cpus
+  StartOptions start;                    // threads, db_url, cpus, host
   double ready_timeout_s = 30;
   double stop_grace_s = kStopGraceS;
   double build_timeout_s = kBuildTimeoutS;

@@ -4,7 +4,7 @@
 //! Usage: rust-hyper --port N --threads N --db URL [--pool N]
 
 use std::convert::Infallible;
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -26,6 +26,7 @@ const LISTEN_BACKLOG: u32 = 65535;
 const DEFAULT_POOL: usize = 10;
 
 struct Options {
+    host: IpAddr,
     port: u16,
     threads: usize,
     db: String,
@@ -33,7 +34,10 @@ struct Options {
 }
 
 fn usage_error(message: &str) -> ! {
-    eprintln!("rust-hyper: {message} (usage: rust-hyper --port N --threads N --db URL [--pool N])");
+    eprintln!(
+        "rust-hyper: {message} \
+         (usage: rust-hyper [--host IP] --port N --threads N --db URL [--pool N])"
+    );
     std::process::exit(2);
 }
 
@@ -48,11 +52,22 @@ where
 }
 
 fn parse_options() -> Options {
-    let mut options = Options { port: 0, threads: 1, db: String::new(), pool: DEFAULT_POOL };
+    let mut options = Options {
+        host: IpAddr::from([127, 0, 0, 1]),
+        port: 0,
+        threads: 1,
+        db: String::new(),
+        pool: DEFAULT_POOL,
+    };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
         let value = args.next().unwrap_or_else(|| usage_error(&format!("{flag} needs a value")));
         match flag.as_str() {
+            "--host" => {
+                options.host = value.parse().unwrap_or_else(|_| {
+                    usage_error(&format!("--host wants an IPv4 or IPv6 address, got '{value}'"))
+                })
+            }
             "--port" => options.port = number("--port", &value, 1),
             "--threads" => options.threads = number("--threads", &value, 1),
             "--db" => options.db = value,
@@ -175,8 +190,8 @@ async fn route(request: Request<Body>, db: Arc<Database>) -> Result<Response<Bod
 
 async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let db = Arc::new(Database::connect(&options.db, options.pool).await?);
-    let address = SocketAddr::from(([127, 0, 0, 1], options.port));
-    let socket = TcpSocket::new_v4()?;
+    let address = SocketAddr::new(options.host, options.port);
+    let socket = if address.is_ipv6() { TcpSocket::new_v6()? } else { TcpSocket::new_v4()? };
     socket.set_reuseaddr(true)?;
     socket.bind(address)?;
     let listener = socket.listen(LISTEN_BACKLOG)?;

@@ -78,6 +78,24 @@ TEST(ParseManifest, ReadsEveryField) {
   EXPECT_EQ(m.env[1].second, "{workdir}/x");
 }
 
+// {host} in an argument or an [env] value; a manifest without it (a user's own contestant) listens
+// on 127.0.0.1 only, and the reason it is skipped says what to add.
+TEST(Contestant, TakesHostFromItsStartCommandOrEnv) {
+  Contestant contestant;
+  contestant.manifest = parse_manifest(manifest(), "m.toml", "express");
+  EXPECT_FALSE(contestant.takes_host());
+  contestant.manifest = parse_manifest(
+      manifest({{"start", R"(start = ["srv", "--listen", "{host}:{port}"])"}}), "m.toml",
+      "express");
+  EXPECT_TRUE(contestant.takes_host());
+  contestant.manifest = parse_manifest(
+      manifest({{"env", "[env]\nHOST = \"{host}\"\nPORT = \"{port}\""}}), "m.toml", "express");
+  EXPECT_TRUE(contestant.takes_host());
+  EXPECT_EQ(no_host_reason("10.0.0.10"),
+            "its start command has no {host}: it listens on 127.0.0.1 only, not on 10.0.0.10; add "
+            "{host} to its start command or [env] (docs/contestants.md)");
+}
+
 TEST(ParseManifest, OptionalFieldsHaveDefaults) {
   const Manifest m = parse_manifest(
       "name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"

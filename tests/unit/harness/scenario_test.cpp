@@ -200,6 +200,20 @@ TEST(Scenario, LoadDefaultsToTheLocalEngine) {
   EXPECT_TRUE(s.load.hosts.empty());
 }
 
+// A local run chooses where its contestants listen (and its loader connects) too: another loopback
+// address, or an IPv6 one; it needs no load hosts.
+TEST(Scenario, LocalEngineTakesAServerAddress) {
+  const Scenario s = parse_scenario(
+      "[load]\nserver_address = \"127.0.0.2\"\n[[workload]]\nname = \"hello\"\n", "s.toml");
+  EXPECT_FALSE(s.load.remote());
+  EXPECT_EQ(s.load.server_address, "127.0.0.2");
+  EXPECT_TRUE(s.load.hosts.empty());
+  const Scenario v6 = parse_scenario(
+      "[load]\nengine = \"local\"\nserver_address = \"::1\"\n[[workload]]\nname = \"hello\"\n",
+      "s.toml");
+  EXPECT_EQ(v6.load.server_address, "::1");
+}
+
 TEST(Scenario, LoadHostsOverSsh) {
   const Scenario s = parse_scenario(R"(
 [load]
