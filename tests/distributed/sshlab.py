@@ -11,6 +11,7 @@ import shutil
 import subprocess
 import sys
 import time
+import unittest
 
 SSHD = "/usr/sbin/sshd"
 
@@ -121,3 +122,23 @@ def start_sshds(lab, keys, generators, directory, timeout):
                                        stdout=out, stderr=subprocess.STDOUT)
         wait_for_text(log_path, "Server listening on", timeout, processes[gen])
     return processes
+
+
+class LabTestCase(unittest.TestCase):
+    """A test class whose setUpClass made `cls.lab` (a netlab.Lab) and `cls.tmp` (a directory):
+    teardown removes both and fails the class if anything of the lab is left."""
+
+    @classmethod
+    def tearDownClass(cls):
+        cls._stop()
+        left = cls.lab.leftovers()
+        if left:
+            raise AssertionError("teardown left: " + "; ".join(left))
+        log("teardown: no namespace, link, address or process left")
+
+    @classmethod
+    def _stop(cls):
+        try:
+            cls.lab.teardown()
+        finally:
+            shutil.rmtree(cls.tmp, ignore_errors=True)

@@ -15,7 +15,6 @@ against its output; `--start-at` (in `ringside load --help`) makes the skew an a
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -24,7 +23,7 @@ import unittest
 
 import hdr_reader as hdr  # tests/integration (PYTHONPATH), shared with test_merge
 import netlab
-from sshlab import Keys, check_tools, log, start_sshds, wait_for_text
+from sshlab import Keys, LabTestCase, check_tools, log, start_sshds, wait_for_text
 
 BIN = os.environ.get("RINGSIDE_BIN", "")
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -52,7 +51,7 @@ def ringside_has(*args, needle=None):
     return needle in result.stdout
 
 
-class AnsibleLoad(unittest.TestCase):
+class AnsibleLoad(LabTestCase):
     """One network for every test in the class; torn down, and checked empty, at the end."""
 
     @classmethod
@@ -101,21 +100,6 @@ class AnsibleLoad(unittest.TestCase):
         }
         log("ringside features: " + ", ".join(f"{k} {'yes' if v else 'no'}"
                                               for k, v in cls.features.items()))
-
-    @classmethod
-    def tearDownClass(cls):
-        cls._stop()
-        left = cls.lab.leftovers()
-        if left:
-            raise AssertionError("teardown left: " + "; ".join(left))
-        log("teardown: no namespace, link, address or process left")
-
-    @classmethod
-    def _stop(cls):
-        try:
-            cls.lab.teardown()
-        finally:
-            shutil.rmtree(cls.tmp, ignore_errors=True)
 
     # ---- running the playbook
 

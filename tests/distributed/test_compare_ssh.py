@@ -12,7 +12,6 @@ Correctness only: this machine cannot show more throughput from more hosts.
 """
 import json
 import os
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -21,7 +20,7 @@ import unittest
 
 import hdr_reader as hdr  # tests/integration (PYTHONPATH)
 import netlab
-from sshlab import Keys, check_tools, log, start_sshds
+from sshlab import Keys, LabTestCase, check_tools, log, start_sshds
 
 BIN = os.environ.get("RINGSIDE_BIN", "")
 GENERATORS = ["gen1", "gen2"]
@@ -35,7 +34,7 @@ READY_TIMEOUT = 20.0
 UNREACHABLE_HOST = 99  # in the lab's /24, given to no namespace
 
 
-class CompareOverSsh(unittest.TestCase):
+class CompareOverSsh(LabTestCase):
     @classmethod
     def setUpClass(cls):
         if not BIN:
@@ -58,21 +57,6 @@ class CompareOverSsh(unittest.TestCase):
         except BaseException:
             cls._stop()
             raise
-
-    @classmethod
-    def tearDownClass(cls):
-        cls._stop()
-        left = cls.lab.leftovers()
-        if left:
-            raise AssertionError("teardown left: " + "; ".join(left))
-        log("teardown: no namespace, link, address or process left")
-
-    @classmethod
-    def _stop(cls):
-        try:
-            cls.lab.teardown()
-        finally:
-            shutil.rmtree(cls.tmp, ignore_errors=True)
 
     # ---- helpers
 
