@@ -26,19 +26,16 @@ std::optional<load::LoadShare> parse_share(std::string_view text, std::string& e
   return load::LoadShare{static_cast<unsigned>(*index), static_cast<unsigned>(*of)};
 }
 
-std::uint64_t share_of(std::uint64_t total, load::LoadShare share) {
-  return total / share.of + (share.index < total % share.of ? 1 : 0);
-}
 
 std::string apply_share(load::LoadConfig& config, load::LoadShare share) {
   const std::string name = std::to_string(share.index) + "/" + std::to_string(share.of);
-  const auto connections = static_cast<unsigned>(share_of(config.connections, share));
+  const auto connections = static_cast<unsigned>(load::share_of(config.connections, share));
   if (connections == 0) {
     return "--share " + name + ": " + std::to_string(config.connections) + " connections split " +
            std::to_string(share.of) + " ways leave this part none: give -c at least " +
            std::to_string(share.of) + " (connections are counted over all parts)";
   }
-  const std::uint64_t requests = share_of(config.requests, share);
+  const std::uint64_t requests = load::share_of(config.requests, share);
   if (config.requests > 0 && requests == 0) {
     return "--share " + name + ": " + std::to_string(config.requests) + " requests (-n) split " +
            std::to_string(share.of) + " ways leave this part none: give -n at least " +

@@ -20,9 +20,8 @@ inline constexpr std::uint64_t kMaxShares = load::kMaxConnections;
 // to give instead (without the flag's name).
 std::optional<load::LoadShare> parse_share(std::string_view text, std::string& error);
 
-// Part `share.index` of `total` split `share.of` ways: total / N, plus one for each of the first
-// total % N indices, so the N parts add up to total exactly.
-std::uint64_t share_of(std::uint64_t total, load::LoadShare share);
+// Part `share.index` of `total` split `share.of` ways (load/load_config.hpp): the parts add up.
+using load::share_of;
 
 // Splits the config's totals (connections, -n requests, -R rate) down to this generator's part
 // and names it share-K-of-N when it has no --tag. Returns "" or one line naming --share: a part

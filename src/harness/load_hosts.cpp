@@ -245,7 +245,7 @@ std::string number_text(double value) {
 
 std::uint64_t share_of(std::uint64_t total, std::size_t hosts, std::size_t i) {
   if (hosts == 0) return 0;
-  return total / hosts + (i < total % hosts ? 1 : 0);
+  return load::share_of(total, {static_cast<unsigned>(i), static_cast<unsigned>(hosts)});
 }
 
 std::string shell_quote(const std::string& word) {
@@ -373,9 +373,9 @@ std::string LoadHosts::prepare(const std::function<void(const std::string&)>& sa
 std::string LoadHosts::command_for(const LoadHost& host, const RemotePoint& point, std::size_t index,
                                    std::size_t hosts, double start_at) const {
   std::vector<std::string> args = {binary_, "load", "--start-at", fixed(start_at, 6), "--tag", host.name,
-                                   "--json", "-c",
-                                   std::to_string(share_of(point.connections, hosts, index))};
+                                   "--json", "-c"};
   const unsigned connections = static_cast<unsigned>(share_of(point.connections, hosts, index));
+  args.push_back(std::to_string(connections));
   args.push_back("-t");
   args.push_back(std::to_string(std::max(1u, std::min(point.threads, connections))));
   if (point.rate > 0) {

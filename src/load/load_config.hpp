@@ -19,6 +19,12 @@ struct LoadShare {
   unsigned of = 1;
 };
 
+// Part `share.index` of `total` split `share.of` ways: the quotient, one more for the first
+// total % of parts, so the parts add up to total (--share, and compare's load hosts).
+inline std::uint64_t share_of(std::uint64_t total, LoadShare share) {
+  return total / share.of + (share.index < total % share.of ? 1 : 0);
+}
+
 struct LoadConfig {
   std::vector<Target> targets;  // requests go round-robin over these, per connection
   unsigned connections = 50;
