@@ -79,6 +79,43 @@ std::vector<GeneratorFigures> generators_of(const json& j) {
   return generators;
 }
 
+json server_cpus_json(const ServerCpuFigures& c) {
+  json others = json::array();
+  for (const ProcessShare& o : c.others) others.push_back({{"name", o.name}, {"cpu_s", number(o.cpu_s)}});
+  return {{"wait_s", number(c.wait_s)},
+          {"others_s", number(c.others_s)},
+          {"steal_s", number(c.steal_s)},
+          {"others_share", number(c.others_share)},
+          {"others", others}};
+}
+
+ServerCpuFigures server_cpus_of(const json& j) {
+  ServerCpuFigures c;
+  c.wait_s = number_of(j, "wait_s");
+  c.others_s = number_of(j, "others_s");
+  c.steal_s = number_of(j, "steal_s");
+  c.others_share = number_of(j, "others_share");
+  if (j.contains("others") && j.at("others").is_array()) {
+    for (const json& o : j.at("others")) {
+      c.others.push_back({value_of<std::string>(o, "name", ""), value_of<double>(o, "cpu_s", 0)});
+    }
+  }
+  return c;
+}
+
+json interval_json(const Interval& i) {
+  return {{"low", number(i.low)}, {"high", number(i.high)}, {"confidence", number(i.confidence)}};
+}
+
+Interval interval_of(const json& j, const char* key) {
+  Interval i;
+  if (!j.contains(key) || !j.at(key).is_object()) return i;  // absent in older files
+  i.low = number_of(j.at(key), "low");
+  i.high = number_of(j.at(key), "high");
+  i.confidence = number_of(j.at(key), "confidence");
+  return i;
+}
+
 json round_json(const RoundFigures& r) {
   return {
       {"round", r.round},
@@ -109,6 +146,7 @@ json round_json(const RoundFigures& r) {
         {"queries", number(r.database.queries)},
         {"queries_per_request", number(r.database.queries_per_request)},
         {"cpu_us_per_query", number(r.database.cpu_us_per_query)}}},
+      {"server_cpus", server_cpus_json(r.server_cpus)},
       {"histogram_log", r.histogram_log},
       {"flags", r.flags},
       {"notes", r.notes},
@@ -150,6 +188,9 @@ RoundFigures round_of(const json& j) {
     r.database.queries_per_request = number_of(d, "queries_per_request");
     r.database.cpu_us_per_query = number_of(d, "cpu_us_per_query");
   }
+  if (j.contains("server_cpus") && j.at("server_cpus").is_object()) {  // absent in older files
+    r.server_cpus = server_cpus_of(j.at("server_cpus"));
+  }
   r.histogram_log = value_of<std::string>(j, "histogram_log", "");
   r.flags = value_of<std::vector<std::string>>(j, "flags", {});
   r.notes = value_of<std::vector<std::string>>(j, "notes", {});
@@ -170,7 +211,10 @@ json point_json(const PointResult& p) {
           {"median", round_json(p.median)},
           {"requests_per_s_min", number(p.requests_per_s_min)},
           {"requests_per_s_max", number(p.requests_per_s_max)},
+          {"requests_per_s_interval", interval_json(p.requests_per_s_interval)},
+          {"cpu_us_per_request_interval", interval_json(p.cpu_us_per_request_interval)},
           {"noisy", p.noisy},
+          {"could_not_carry", p.could_not_carry},
           {"failure", p.failure}};
 }
 
@@ -191,7 +235,10 @@ PointResult point_of(const json& j) {
   if (j.contains("median")) p.median = round_of(j.at("median"));
   p.requests_per_s_min = number_of(j, "requests_per_s_min");
   p.requests_per_s_max = number_of(j, "requests_per_s_max");
+  p.requests_per_s_interval = interval_of(j, "requests_per_s_interval");
+  p.cpu_us_per_request_interval = interval_of(j, "cpu_us_per_request_interval");
   p.noisy = value_of<bool>(j, "noisy", false);
+  p.could_not_carry = value_of<bool>(j, "could_not_carry", false);
   p.failure = value_of<std::string>(j, "failure", "");
   return p;
 }
@@ -235,6 +282,21 @@ std::string to_json_text(const RunResults& results) {
                      {"clock_offset_s", number(h.clock_offset_s)},
                      {"round_trip_s", number(h.round_trip_s)}});
   }
+  const RoundsPolicy& policy = results.rounds_policy;
+  const json rounds_policy = {{"automatic", policy.automatic},
+                              {"min", policy.min},
+                              {"max", policy.max},
+                              {"target", number(policy.target)},
+                              {"confidence", number(policy.confidence)},
+                              {"time_budget_s", number(policy.time_budget_s)},
+                              {"method", policy.method}};
+  const ShieldFacts& s = results.shield;
+  const json shield = {{"requested", s.requested},
+                       {"active", s.active},
+                       {"moved", s.moved},
+                       {"unmovable", s.unmovable},
+                       {"unmovable_names", s.unmovable_names},
+                       {"problem", s.problem}};
   const json load = {{"engine", results.load_engine},
                      {"server_address", results.server_address},
                      {"hosts", hosts}};
@@ -245,8 +307,10 @@ std::string to_json_text(const RunResults& results) {
                          {"finished_at", results.finished_at},
                          {"partial", results.partial},
                          {"rounds", results.rounds},
+                         {"rounds_policy", rounds_policy},
                          {"baseline", results.baseline},
                          {"machine", machine},
+                         {"shield", shield},
                          {"load", load},
                          {"workloads", workloads},
                          {"contestants", contestants},
@@ -272,6 +336,26 @@ RunResults from_json_text(const std::string& text) {
   results.partial = value_of<bool>(document, "partial", false);
   results.rounds = value_of<unsigned>(document, "rounds", 0);
   results.baseline = value_of<std::string>(document, "baseline", "");
+  if (document.contains("rounds_policy") && document.at("rounds_policy").is_object()) {
+    const json& r = document.at("rounds_policy");
+    RoundsPolicy& policy = results.rounds_policy;
+    policy.automatic = value_of<bool>(r, "automatic", false);
+    policy.min = value_of<unsigned>(r, "min", 0);
+    policy.max = value_of<unsigned>(r, "max", 0);
+    policy.target = number_of(r, "target");
+    policy.confidence = number_of(r, "confidence");
+    policy.time_budget_s = number_of(r, "time_budget_s");
+    policy.method = value_of<std::string>(r, "method", "");
+  }
+  if (document.contains("shield") && document.at("shield").is_object()) {
+    const json& s = document.at("shield");
+    results.shield.requested = value_of<bool>(s, "requested", false);
+    results.shield.active = value_of<bool>(s, "active", false);
+    results.shield.moved = value_of<unsigned>(s, "moved", 0);
+    results.shield.unmovable = value_of<unsigned>(s, "unmovable", 0);
+    results.shield.unmovable_names = value_of<std::vector<std::string>>(s, "unmovable_names", {});
+    results.shield.problem = value_of<std::string>(s, "problem", "");
+  }
   if (document.contains("machine")) {
     const json& m = document.at("machine");
     results.machine.cpu_model = value_of<std::string>(m, "cpu_model", "");

@@ -68,6 +68,25 @@ struct GeneratorFigures {
   double cpu_share = kUnmeasured;       // cpu_s / (elapsed x threads), 0..1
 };
 
+// A process that ran on the server's CPUs during a round, by name (its threads and same-named
+// processes summed), with the CPU time it took there.
+struct ProcessShare {
+  std::string name;
+  double cpu_s = 0;
+};
+
+// What took the server's CPUs besides the server: its own threads' run-queue delay, and the CPU
+// time everything else used on `server_cpus` (per-CPU /proc/stat less the server's and the
+// scenario database's own time; hypervisor steal included). Unmeasured (NaN) with load hosts'
+// external CPUs or when /proc cannot be read.
+struct ServerCpuFigures {
+  double wait_s = kUnmeasured;        // the server tree's threads runnable, waiting for a CPU
+  double others_s = kUnmeasured;      // CPU time of every other task on the server CPUs, steal included
+  double steal_s = kUnmeasured;       // of which hypervisor steal
+  double others_share = kUnmeasured;  // others_s / (duration x server CPUs), 0..1
+  std::vector<ProcessShare> others;   // the few that ran there most, largest first
+};
+
 // One measured run of one point (a round).
 struct RoundFigures {
   unsigned round = 0;                 // 1-based
@@ -88,10 +107,18 @@ struct RoundFigures {
   double rss_mean_kib = kUnmeasured;
   KernelFigures kernel;
   DatabaseFigures database;
+  ServerCpuFigures server_cpus;
   std::string histogram_log;  // HdrHistogram log, relative to the results folder; "" when none
   std::vector<std::string> flags;  // "loader-bound", "listen-overflow", ... (see Flag below)
   std::vector<std::string> notes;  // one sentence per flag, saying what it means here
   std::vector<GeneratorFigures> generators;  // load hosts (ssh engine); empty for the local one
+};
+
+// A confidence interval for a point's median over its rounds (point_summary.hpp says how).
+struct Interval {
+  double low = kUnmeasured;
+  double high = kUnmeasured;
+  double confidence = kUnmeasured;  // 0..1: the interval's coverage of the true median
 };
 
 // A point: one workload at one concurrency (or rate), for one contestant, over its rounds.
@@ -106,7 +133,15 @@ struct PointResult {
   RoundFigures median;          // each figure the median over rounds (flags: union)
   double requests_per_s_min = kUnmeasured;
   double requests_per_s_max = kUnmeasured;
-  bool noisy = false;           // rounds spread more than 5% around the median
+  // The median's interval: requests/s, and server CPU per request.
+  Interval requests_per_s_interval;
+  Interval cpu_us_per_request_interval;
+  // Did not converge: its median requests/s was not known to within the run's target when its
+  // rounds ended (the maximum, or the time budget). For a fixed number of rounds: the interval
+  // is wider than the target.
+  bool noisy = false;
+  // An open point the contestant could not carry: it answered less than the rate asked.
+  bool could_not_carry = false;
   std::string failure;          // non-empty: the contestant failed here (and why)
 };
 
@@ -132,6 +167,28 @@ struct MachineFacts {
   std::string server_cpus;       // as pinned
   std::string load_cpus;
   std::vector<std::string> warnings;  // "server and loader share core 0", ...
+};
+
+// How the run chose its rounds: fixed (`rounds = N`) or until each point's median is known
+// (`rounds = "auto"`, the default).
+struct RoundsPolicy {
+  bool automatic = false;
+  unsigned min = 0;                    // rounds every point gets
+  unsigned max = 0;                    // rounds at most
+  double target = kUnmeasured;         // the median's interval within +-target (0.03: 3%)
+  double confidence = kUnmeasured;     // the interval's (0.9: 90%)
+  double time_budget_s = kUnmeasured;  // for the whole run: no new round starts past it
+  std::string method;                  // how the interval is computed, in words
+};
+
+// The CPU shield: other tasks moved off the server CPUs for the run (compare --no-shield: off).
+struct ShieldFacts {
+  bool requested = false;
+  bool active = false;                 // tasks were moved (and put back after)
+  unsigned moved = 0;                  // tasks (threads) moved
+  unsigned unmovable = 0;              // tasks that could not be moved (kernel threads, ...)
+  std::vector<std::string> unmovable_names;  // the few of them, by name
+  std::string problem;                 // why it could not shield ("not root", ...), or ""
 };
 
 // A load host as the run found it before the first point (ssh engine).
@@ -162,9 +219,11 @@ struct RunResults {
   // Why a run stopped early on its own (its database died), empty after Ctrl-C; not in
   // results.json (the point it stopped in carries the reason as its failure).
   std::string stopped_by;
-  unsigned rounds = 0;
+  unsigned rounds = 0;      // the most any point ran
+  RoundsPolicy rounds_policy;
   std::string baseline;     // contestant the ratios are taken against
   MachineFacts machine;
+  ShieldFacts shield;
   std::string load_engine = "local";       // the scenario's [load] engine
   std::string server_address;              // ssh engine: where the load hosts sent their load
   std::vector<LoadHostFacts> load_hosts;   // ssh engine
