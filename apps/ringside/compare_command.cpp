@@ -49,6 +49,7 @@ struct CompareFlags {
   std::string out_dir;
   unsigned rounds = 0;        // 0: the scenario's
   double duration_s = 0;      // 0: the scenario's
+  double time_budget_s = 0;   // 0: the scenario's
   bool quick = false;
 };
 
@@ -74,7 +75,14 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.add_option("--skip", flags.skip, "Leave these contestants out (a,b)")->delimiter(',');
   app.add_option("--out", flags.out_dir,
                  "Results folder (default: results/<scenario>-<UTC time>/ in the current folder)");
-  app.add_option("--rounds", flags.rounds, "Rounds (default: the scenario's)")->check(count_in(1, 100));
+  app.add_option("--rounds", flags.rounds,
+                 "Exactly N rounds of every point (default: the scenario's; \"auto\" in the "
+                 "default scenario: 3, then more for the points not yet known to within 3%)")
+      ->check(count_in(1, 100));
+  app.add_option("--time-budget", flags.time_budget_s,
+                 "With auto rounds: no extra round starts that would end the run past this "
+                 "(default: the scenario's time_budget, 5m)")
+      ->transform(duration_to_seconds(1, 24 * 3600));
   app.add_option("--duration", flags.duration_s,
                  "Each measured point's duration (default: the scenario's)")
       ->transform(duration_to_seconds(0.01, 3600));
@@ -287,12 +295,17 @@ std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) 
     return std::nullopt;
   }
   if (flags.quick) {
+    scenario.auto_rounds = false;
     scenario.rounds = kQuickRounds;
     scenario.duration_s = kQuickDurationS;
     scenario.warmup_s = std::min(scenario.warmup_s, kQuickWarmupS);
     scenario.settle_s = 0;
   }
-  if (flags.rounds > 0) scenario.rounds = flags.rounds;
+  if (flags.rounds > 0) {
+    scenario.auto_rounds = false;
+    scenario.rounds = flags.rounds;
+  }
+  if (flags.time_budget_s > 0) scenario.time_budget_s = flags.time_budget_s;
   if (flags.threads_given) scenario.threads = static_cast<unsigned>(flags.threads);
   if (flags.duration_s > 0) scenario.duration_s = flags.duration_s;
   if (!flags.postgres_url.empty()) {

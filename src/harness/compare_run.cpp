@@ -30,6 +30,7 @@
 #include "harness/point_summary.hpp"
 #include "harness/proc_table.hpp"
 #include "harness/sampler.hpp"
+#include "harness/server_cpu_watch.hpp"
 #include "harness/validation_run.hpp"
 #include "load/load_run.hpp"
 #include "load/merge.hpp"
@@ -91,13 +92,29 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
   return text;
 }
 
-// What one point asks for: a workload at a connection level, closed or open at a rate.
+// What one point asks for: a workload at a connection level, closed or open at a rate, for a
+// measured phase of duration_s (the scenario's, or an equal-load point's own).
 struct PointPlan {
   const Workload* workload = nullptr;
   std::string mode = "closed";
   unsigned connections = 0;
   double rate = 0;
+  double duration_s = 0;
 };
+
+// The passes of a run: every point min_rounds times (or the fixed rounds), then the equal-load
+// points once the medians are known, then (rounds = "auto") more rounds of the points whose
+// median is not yet known to within the target.
+enum class Pass { kEvery, kEqualLoad, kUnsettled };
+
+// An equal-load point runs until its p99 rests on this many requests (the slowest 1%: 300),
+// within kEqualLoadMaxS.
+constexpr double kEqualLoadRequests = 30'000;
+constexpr double kEqualLoadMaxS = 5;
+
+constexpr const char* kIntervalMethod =
+    "distribution-free order-statistic interval for the median (binomial coverage; no assumption "
+    "about the rounds' spread, which on a shared machine is one-sided and heavy-tailed)";
 
 double wall_now_s() {
   return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
@@ -138,10 +155,14 @@ class Engine {
     return !route || !is_database_route(*route);
   }
   void validate_all();
-  void run_round(unsigned round, bool equal_load_only);
-  void run_contestant(ContestantState& state, unsigned round, bool equal_load_only);
-  std::vector<PointPlan> plan_for(const Contestant& contestant, unsigned round,
-                                  bool equal_load_only) const;
+  void run_round(unsigned round, Pass pass);
+  void run_contestant(ContestantState& state, unsigned round, Pass pass);
+  std::vector<PointPlan> plan_for(const Contestant& contestant, Pass pass) const;
+  // The rounds past the first ones (rounds = "auto"), while points are unsettled and the time
+  // budget lasts.
+  void run_extra_rounds();
+  double plan_seconds_for(Pass pass) const;  // every timed contestant's plans, in seconds
+  StoppingRule stopping_rule() const { return {scenario_.target, scenario_.confidence}; }
   bool measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
                unsigned round, RoundFigures& figures, std::string& failure);
   // The point on the load hosts (ssh engine): their results merged into `merged`, their logs in
@@ -163,6 +184,7 @@ class Engine {
                         const std::function<void()>& on_measure_start,
                         const std::function<void()>& on_measure_end, load::LoadResult& result);
   PointResult& point_for(const std::string& contestant, const PointPlan& plan);
+  const PointResult* find_point(const std::string& contestant, const PointPlan& plan) const;
   void fail_contestant(ContestantState& state, const std::string& reason, const std::string& output,
                        unsigned round);
   void compute_equal_loads();
@@ -298,20 +320,26 @@ void Engine::validate_all() {
   }
 }
 
-std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, unsigned round,
-                                        bool equal_load_only) const {
+std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass) const {
   std::vector<PointPlan> plans;
   for (const Workload& workload : scenario_.workloads) {
     if (!runs(contestant, workload)) continue;
-    if (!equal_load_only) {
-      for (unsigned connections : workload.connections) {
-        plans.push_back({&workload, workload.mode, connections, workload.mode == "open" ? workload.rate : 0});
+    if (pass == Pass::kEqualLoad) {
+      auto equal = equal_loads_.find(workload.name);
+      if (equal != equal_loads_.end() && equal->second.rate > 0) {
+        plans.push_back({&workload, "open", equal->second.connections, equal->second.rate,
+                         equal->second.duration_s});
       }
+      continue;
     }
-    // The equal-load rate needs every contestant's closed throughput, known after round 1.
-    auto equal = equal_loads_.find(workload.name);
-    if ((equal_load_only || round > 1) && equal != equal_loads_.end() && equal->second.rate > 0) {
-      plans.push_back({&workload, "open", equal->second.connections, equal->second.rate});
+    for (unsigned connections : workload.connections) {
+      const PointPlan plan{&workload, workload.mode, connections,
+                           workload.mode == "open" ? workload.rate : 0, scenario_.duration_s};
+      if (pass == Pass::kUnsettled) {
+        const PointResult* point = find_point(contestant.name(), plan);
+        if (point == nullptr || !point->failure.empty() || point_converged(*point, stopping_rule())) continue;
+      }
+      plans.push_back(plan);
     }
   }
   return plans;
@@ -320,7 +348,17 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, unsigned r
 double Engine::planned_seconds(const std::vector<PointPlan>& plans) const {
   double seconds = kStartOverheadS + scenario_.settle_s;
   for (const PointPlan& plan : plans) {
-    seconds += scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
+    seconds += scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
+  }
+  return seconds;
+}
+
+double Engine::plan_seconds_for(Pass pass) const {
+  double seconds = 0;
+  for (const ContestantState& state : states_) {
+    if (!state.timed || state.failed) continue;
+    const std::vector<PointPlan> plans = plan_for(*state.contestant, pass);
+    if (!plans.empty()) seconds += planned_seconds(plans);
   }
   return seconds;
 }
@@ -335,14 +373,19 @@ void Engine::report_progress(const std::string& what, double point_s) {
       " (" + duration_text(point_s) + "), about " + duration_text(left) + " left");
 }
 
-PointResult& Engine::point_for(const std::string& contestant, const PointPlan& plan) {
-  for (PointResult& point : results_.points) {
+const PointResult* Engine::find_point(const std::string& contestant, const PointPlan& plan) const {
+  for (const PointResult& point : results_.points) {
     if (point.contestant == contestant && point.workload == plan.workload->name &&
         point.mode == plan.mode && point.connections == plan.connections &&
         (plan.mode == "closed" || point.rate == plan.rate)) {
-      return point;
+      return &point;
     }
   }
+  return nullptr;
+}
+
+PointResult& Engine::point_for(const std::string& contestant, const PointPlan& plan) {
+  if (const PointResult* found = find_point(contestant, plan)) return const_cast<PointResult&>(*found);
   PointResult& point = results_.points.emplace_back();
   point.workload = plan.workload->name;
   point.contestant = contestant;
@@ -361,9 +404,9 @@ void Engine::fail_contestant(ContestantState& state, const std::string& reason,
   result.reason = reason;
   if (!output.empty()) result.last_output = output;
   say(result.name + ": failed: " + reason + (output.empty() ? "" : "; last output: " + output));
-  // Every point it has not finished in this or a later round carries the reason.
-  for (unsigned later = round; later <= scenario_.rounds; ++later) {
-    for (const PointPlan& plan : plan_for(*state.contestant, later, false)) {
+  // Every point it has not finished in this or a later pass carries the reason.
+  for (Pass pass : {Pass::kEvery, Pass::kEqualLoad}) {
+    for (const PointPlan& plan : plan_for(*state.contestant, pass)) {
       PointResult& point = point_for(result.name, plan);
       if (point.failure.empty()) point.failure = "round " + std::to_string(round) + ": " + reason;
     }
@@ -405,7 +448,7 @@ bool Engine::drive_remote(const PointPlan& plan, int port, const std::function<b
   point.keep_alive = workload.keep_alive;
   point.rate = plan.mode == "open" ? plan.rate : 0;
   point.requests = workload.requests;
-  point.duration_s = workload.requests > 0 ? 0 : scenario_.duration_s;
+  point.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
   point.warmup_s = scenario_.warmup_s;
   point.timeout_s = kRequestTimeoutS;
   bool started = false, ended = false, alive = true;
@@ -467,7 +510,7 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   if (measured && workload.requests > 0) {
     config.requests = workload.requests;
   } else {
-    config.duration_s = measured ? scenario_.duration_s : 0.001;
+    config.duration_s = measured ? plan.duration_s : 0.001;
   }
   figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
   const std::vector<pid_t> before = own_threads();
@@ -541,7 +584,10 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     if (answered_before) reading.answered = (*answered_before + answered_so_far_()) / 2;
     return reading;
   };
+  // What else ran on the server's CPUs, and how long the server's threads waited for them.
+  ServerCpuWatch cpu_watch(server_cpus_, pid, database_pid);
   auto end = [&] {
+    cpu_watch.end();
     database_read_end = read_database(database_after, queries_after);
     kernel_after = read_kernel_counters();
     drops_after = listener_drops(port);
@@ -560,6 +606,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     measure_start = Clock::now();
     sampler = std::make_unique<PointSampler>(pid, port, loader_tids);
     sampler->start();
+    cpu_watch.begin();
   };
   bool alive = true;
   const std::function<bool()> server_alive = [&server] { return server.process().running(); };
@@ -596,7 +643,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
       spec.body = workload.body;
       spec.connections = plan.connections;
       spec.threads = workload.loader_threads;
-      spec.duration_s = workload.requests > 0 ? 0 : scenario_.duration_s;
+      spec.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
       spec.requests = workload.requests;
       spec.rate = plan.mode == "open" ? plan.rate : 0;
       spec.keep_alive = workload.keep_alive;
@@ -639,6 +686,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   }
   fill_database_figures(database_before, database_after, queries_before, queries_after,
                         answered_between, figures.database);
+  figures.server_cpus = cpu_watch.figures();
   const double loader_cores =
       std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
   if (remote) {
@@ -714,7 +762,8 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .mean_outstanding = workload.loader == "ringside" && !remote &&
                                                     load_result.elapsed_s > 0
                                                 ? load_result.stats.outstanding_s / load_result.elapsed_s
-                                                : -1});
+                                                : -1,
+                        .server_cpus = server_cpus_});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant
@@ -743,10 +792,11 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   return true;
 }
 
-void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_load_only) {
+void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
   const Contestant& contestant = *state.contestant;
   ContestantResult& result = results_.contestants[state.result];
-  const std::vector<PointPlan> plans = plan_for(contestant, round, equal_load_only);
+  const bool equal_load_only = pass == Pass::kEqualLoad;
+  const std::vector<PointPlan> plans = plan_for(contestant, pass);
   if (plans.empty()) return;
   const double planned = planned_seconds(plans);
   const double planned_before = planned_done_s_;
@@ -771,8 +821,11 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
   if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
   for (const PointPlan& plan : plans) {
     if (stopping() || database_died()) break;
-    const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : scenario_.duration_s);
-    std::string what = "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds) +
+    const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
+    std::string what = (equal_load_only ? std::string("equal load")
+                        : pass == Pass::kUnsettled
+                            ? "round " + std::to_string(round) + " (more, until known)"
+                            : "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds)) +
                        ": " + result.name + " " + plan.workload->name + " c=" +
                        std::to_string(plan.connections) +
                        (plan.mode == "open" ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
@@ -818,7 +871,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, bool equal_l
   }
 }
 
-void Engine::run_round(unsigned round, bool equal_load_only) {
+void Engine::run_round(unsigned round, Pass pass) {
   std::vector<ContestantState*> order;
   for (ContestantState& state : states_) {
     if (state.timed) order.push_back(&state);
@@ -829,7 +882,7 @@ void Engine::run_round(unsigned round, bool equal_load_only) {
   for (ContestantState* state : order) {
     if (stopping()) return;
     if (state->failed) continue;
-    run_contestant(*state, round, equal_load_only);
+    run_contestant(*state, round, pass);
   }
 }
 
@@ -837,17 +890,52 @@ void Engine::compute_equal_loads() {
   if (!scenario_.equal_load) return;
   for (const Workload& workload : scenario_.workloads) {
     if (workload.mode != "closed") continue;
-    EqualLoad equal = equal_load_for(results_.points, workload.name, scenario_.equal_load_fraction);
+    const EqualLoad equal =
+        equal_load_for(results_.points, workload.name, scenario_.equal_load_fraction,
+                       kEqualLoadRequests, scenario_.duration_s, kEqualLoadMaxS);
     if (equal.rate <= 0) continue;
     say("equal load for " + workload.name + ": " + std::to_string(std::llround(equal.rate)) +
         " requests/s (" + std::to_string(std::llround(scenario_.equal_load_fraction * 100)) +
-        "% of " + equal.slowest + "'s best), " + std::to_string(equal.connections) + " connections");
+        "% of " + equal.reference + "'s, the median of " + std::to_string(equal.contestants) +
+        " contestants' sustained requests/s), " + std::to_string(equal.connections) +
+        " connections, " + duration_text(equal.duration_s) + " points");
     equal_loads_[workload.name] = equal;
   }
 }
 
+void Engine::run_extra_rounds() {
+  for (unsigned round = scenario_.rounds + 1; round <= scenario_.max_rounds && !stopping(); ++round) {
+    std::size_t unsettled = 0;
+    for (const ContestantState& state : states_) {
+      if (state.timed && !state.failed) unsettled += plan_for(*state.contestant, Pass::kUnsettled).size();
+    }
+    if (unsettled == 0) return;
+    // The plan's seconds at the pace the run has kept so far (starts and stops are slower on a
+    // loaded machine than planned).
+    const double pace = planned_done_s_ > 0 ? seconds_since(rounds_started_) / planned_done_s_ : 1;
+    const double needed = plan_seconds_for(Pass::kUnsettled) * pace;
+    const double spent = seconds_since(started_);
+    if (spent + needed > scenario_.time_budget_s) {
+      say("time budget: " + std::to_string(unsettled) + " point(s) not yet known to within +-" +
+          std::to_string(std::lround(scenario_.target * 100)) + "%, but round " +
+          std::to_string(round) + " would take about " + duration_text(needed) + " and the run has " +
+          duration_text(std::max(0.0, scenario_.time_budget_s - spent)) + " of its " +
+          duration_text(scenario_.time_budget_s) + " left: they are marked noisy (raise time_budget to "
+          "let them settle)");
+      return;
+    }
+    say("round " + std::to_string(round) + ": " + std::to_string(unsettled) + " point(s) not yet known "
+        "to within +-" + std::to_string(std::lround(scenario_.target * 100)) + "%, about " +
+        duration_text(needed));
+    planned_total_s_ += needed / pace;
+    points_total_ += static_cast<unsigned>(unsettled);
+    run_round(round, Pass::kUnsettled);
+    results_.rounds = round;
+  }
+}
+
 void Engine::finish_results() {
-  for (PointResult& point : results_.points) summarize_point(point);
+  for (PointResult& point : results_.points) summarize_point(point, stopping_rule());
   // Points in the order a reader compares them: by workload, closed before open, by level, then
   // the contestants in their order.
   auto workload_index = [&](const std::string& name) {
@@ -886,6 +974,13 @@ RunResults Engine::run() {
   results_.scenario_file = scenario_.file;
   results_.started_at = utc_now();
   results_.rounds = scenario_.rounds;
+  results_.rounds_policy = {.automatic = scenario_.auto_rounds,
+                            .min = scenario_.rounds,
+                            .max = scenario_.auto_rounds ? scenario_.max_rounds : scenario_.rounds,
+                            .target = scenario_.target,
+                            .confidence = scenario_.confidence,
+                            .time_budget_s = scenario_.auto_rounds ? scenario_.time_budget_s : kUnmeasured,
+                            .method = kIntervalMethod};
   results_.baseline = scenario_.baseline;
   for (const Workload& workload : scenario_.workloads) {
     results_.workloads.push_back({workload.name, workload.method, workload.path, workload.mode, workload.loader});
@@ -927,27 +1022,26 @@ RunResults Engine::run() {
   validate_all();
   for (const ContestantState& state : states_) {
     if (!state.timed) continue;
-    const std::vector<PointPlan> plans = plan_for(*state.contestant, 1, false);
-    const double one = planned_seconds(plans);
-    planned_total_s_ += one * scenario_.rounds;
+    const std::vector<PointPlan> plans = plan_for(*state.contestant, Pass::kEvery);
+    planned_total_s_ += planned_seconds(plans) * scenario_.rounds;
     points_total_ += static_cast<unsigned>(plans.size()) * scenario_.rounds;
-    if (scenario_.equal_load) {
-      for (const Workload& workload : scenario_.workloads) {
-        if (workload.mode == "closed" && runs(*state.contestant, workload)) {
-          const unsigned equal_rounds = scenario_.rounds > 1 ? scenario_.rounds - 1 : 1;
-          points_total_ += equal_rounds;
-          planned_total_s_ += equal_rounds * (scenario_.warmup_s + scenario_.duration_s);
-        }
-      }
-    }
   }
   rounds_started_ = Clock::now();
   for (unsigned round = 1; round <= scenario_.rounds && !stopping(); ++round) {
-    run_round(round, false);
-    if (round == 1 && !stopping()) compute_equal_loads();
+    run_round(round, Pass::kEvery);
   }
-  // With one round there is no later round to carry the equal-load points: a pass of their own.
-  if (scenario_.rounds == 1 && !equal_loads_.empty() && !stopping()) run_round(1, true);
+  // The equal-load points, at a rate chosen from the medians the contestants sustained.
+  if (!stopping()) compute_equal_loads();
+  if (!equal_loads_.empty() && !stopping()) {
+    for (const ContestantState& state : states_) {
+      if (!state.timed || state.failed) continue;
+      const std::vector<PointPlan> plans = plan_for(*state.contestant, Pass::kEqualLoad);
+      planned_total_s_ += planned_seconds(plans);
+      points_total_ += static_cast<unsigned>(plans.size());
+    }
+    run_round(1, Pass::kEqualLoad);
+  }
+  if (scenario_.auto_rounds) run_extra_rounds();
   if (cluster_) cluster_->stop();
   if (pinned) sched_setaffinity(0, sizeof previous, &previous);
   results_.partial = stopping();
@@ -987,26 +1081,32 @@ std::vector<Contestant> select_for_scenario(const Scenario& scenario, const std:
 }
 
 EqualLoad equal_load_for(const std::vector<PointResult>& points, const std::string& workload,
-                         double fraction) {
-  std::map<std::string, std::pair<double, unsigned>> best;  // contestant -> (req/s, connections)
+                         double fraction, double requests, double min_s, double max_s) {
+  std::map<std::string, double> best;  // contestant -> its best level's median requests/s
+  unsigned connections = 0;
   for (const PointResult& point : points) {
-    if (point.workload != workload || point.mode != "closed" || point.rounds.empty()) continue;
-    const double rate = point.rounds.front().requests_per_s;
-    if (!std::isfinite(rate) || rate <= 0) continue;
-    auto& entry = best[point.contestant];
-    if (rate > entry.first) entry.first = rate;
-    // The most connections any point had: headroom, so one slow response does not hold back
-    // the schedule of an open-model point.
-    entry.second = std::max(entry.second, point.connections);
+    if (point.workload != workload || point.mode != "closed" || point.rounds.empty() ||
+        !point.failure.empty()) {
+      continue;
+    }
+    std::vector<double> rates;
+    for (const RoundFigures& round : point.rounds) rates.push_back(round.requests_per_s);
+    const double median = median_of(rates);
+    if (!std::isfinite(median) || median <= 0) continue;
+    best[point.contestant] = std::max(best[point.contestant], median);
+    connections = std::max(connections, point.connections);
   }
   EqualLoad equal;
-  for (const auto& [contestant, entry] : best) {
-    if (equal.slowest.empty() || entry.first * fraction < equal.rate) {
-      equal.rate = entry.first * fraction;
-      equal.connections = entry.second;
-      equal.slowest = contestant;
-    }
-  }
+  if (best.empty()) return equal;
+  std::vector<std::pair<double, std::string>> ranked;
+  for (const auto& [contestant, rate] : best) ranked.emplace_back(rate, contestant);
+  std::sort(ranked.begin(), ranked.end());
+  const auto& middle = ranked[(ranked.size() - 1) / 2];
+  equal.rate = middle.first * fraction;
+  equal.reference = middle.second;
+  equal.contestants = static_cast<unsigned>(ranked.size());
+  equal.connections = connections;
+  equal.duration_s = std::clamp(requests / equal.rate, min_s, std::max(min_s, max_s));
   return equal;
 }
 

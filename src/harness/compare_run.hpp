@@ -39,16 +39,21 @@ std::vector<Contestant> select_for_scenario(const Scenario& scenario, const std:
                                             const std::vector<std::string>& only,
                                             const std::vector<std::string>& skip);
 
-// The equal-load rate of a workload: `fraction` of the slowest contestant's best closed
-// requests/s (over its connection levels, in each point's first round), offered over as many
-// connections as the workload's largest level; rate 0 when no contestant has a closed point.
+// The equal-load point of a workload: `fraction` of the median contestant's sustained
+// requests/s (each contestant's best closed level by its median over rounds; of an even number of
+// contestants, the slower middle one), so that most contestants can carry it; offered over as
+// many connections as the workload's largest level (headroom: one slow response does not hold
+// back the schedule), for long enough that its p99 rests on `requests` / 100 requests, between
+// `min_s` and `max_s`. Rate 0 when no contestant has a closed point.
 struct EqualLoad {
   double rate = 0;
   unsigned connections = 0;
-  std::string slowest;
+  double duration_s = 0;
+  std::string reference;  // the median contestant
+  unsigned contestants = 0;
 };
 EqualLoad equal_load_for(const std::vector<PointResult>& points, const std::string& workload,
-                         double fraction);
+                         double fraction, double requests, double min_s, double max_s);
 
 RunResults run_compare(const Scenario& scenario, const std::vector<Contestant>& contestants,
                        const CompareOptions& options);

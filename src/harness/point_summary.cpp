@@ -6,6 +6,8 @@
 #include <functional>
 #include <set>
 
+#include "harness/server_cpu_watch.hpp"
+
 namespace ringside::harness {
 namespace {
 
@@ -160,11 +162,81 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
   }
 }
 
+// Other tasks on the server's CPUs: the server ran slower than it would alone.
+void judge_server_cpus(RoundFigures& round, const PointContext& context) {
+  const ServerCpuFigures& c = round.server_cpus;
+  if (!(std::isfinite(c.others_share) && c.others_share >= kStarvedShare)) return;
+  const double capacity = round.server_cpus.others_s / c.others_share;  // duration x CPUs
+  std::string who;
+  for (const ProcessShare& other : c.others) {
+    if (!(other.cpu_s > 0)) continue;
+    who += (who.empty() ? ": " : ", ") + other.name + " " + percent(other.cpu_s / capacity);
+  }
+  std::string note = "other processes used " + percent(c.others_share) + " of " +
+                     (context.server_cpus.empty() ? std::string("the server's CPUs")
+                                                  : cpu_list_text(context.server_cpus)) +
+                     " during this round" + who;
+  if (c.steal_s > 0) note += "; the hypervisor stole " + percent(c.steal_s / capacity);
+  if (std::isfinite(c.wait_s) && round.duration_s > 0) {
+    note += "; the server's threads waited for a CPU " + percent(c.wait_s / round.duration_s) +
+            " of the time";
+  }
+  flag(round, "server-starved",
+       note + ": the server did not have its CPUs to itself, so its figures here are low; keep "
+              "other work off the server CPUs (the CPU shield does, when run as root)");
+}
+
+std::string short_rate(double rate) {
+  char text[32];
+  if (rate >= 1e6) {
+    std::snprintf(text, sizeof text, "%.2fM", rate / 1e6);
+  } else if (rate >= 1e4) {
+    std::snprintf(text, sizeof text, "%.1fk", rate / 1e3);
+  } else {
+    std::snprintf(text, sizeof text, "%.0f", rate);
+  }
+  return text;
+}
+
+// Why a point did not converge, as far as the run can tell: how its rounds spread, and whether
+// anything else took the server's CPUs in the round that used them most.
+std::string noise_note(const PointResult& point, const StoppingRule& rule) {
+  const Interval& interval = point.requests_per_s_interval;
+  std::string note = std::to_string(point.rounds.size()) + " rounds from " +
+                     short_rate(point.requests_per_s_min) + " to " +
+                     short_rate(point.requests_per_s_max) + " requests/s: the median " +
+                     short_rate(point.median.requests_per_s) + " is not known to within +-" +
+                     percent(rule.target) + " (its " + percent(interval.confidence) +
+                     " interval is " + short_rate(interval.low) + "-" + short_rate(interval.high) + ")";
+  const RoundFigures* busiest = nullptr;
+  for (const RoundFigures& round : point.rounds) {
+    if (std::isfinite(round.server_cpus.others_share) &&
+        (busiest == nullptr || round.server_cpus.others_share > busiest->server_cpus.others_share)) {
+      busiest = &round;
+    }
+  }
+  if (busiest == nullptr) return note;
+  const ServerCpuFigures& c = busiest->server_cpus;
+  if (c.others_share < 0.02) {
+    return note + "; nothing else used the server's CPUs (at most " + percent(c.others_share) +
+           " in a round): the spread is the server's own, or the machine's (frequency, caches, "
+           "memory bandwidth shared with the loader)";
+  }
+  std::string who;
+  const double capacity = c.others_s / c.others_share;
+  for (const ProcessShare& other : c.others) {
+    who += (who.empty() ? ": " : ", ") + other.name + " " + percent(other.cpu_s / capacity);
+  }
+  return note + "; other processes used up to " + percent(c.others_share) +
+         " of the server's CPUs (round " + std::to_string(busiest->round) + who + ")";
+}
+
 }  // namespace
 
 void judge_round(RoundFigures& round, const PointContext& context) {
   judge_loader(round, context);
   judge_kernel(round, context);
+  judge_server_cpus(round, context);
 }
 
 double median_of(std::vector<double> values) {
@@ -177,7 +249,7 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
-void summarize_point(PointResult& point) {
+void summarize_point(PointResult& point, const StoppingRule& rule) {
   if (point.rounds.empty()) return;
   const auto& rounds = point.rounds;
   auto median = [&](const std::function<double(const RoundFigures&)>& get) {
@@ -261,9 +333,22 @@ void summarize_point(PointResult& point) {
   point.median = m;
   point.requests_per_s_min = std::isfinite(low) ? low : kUnmeasured;
   point.requests_per_s_max = std::isfinite(high) ? high : kUnmeasured;
-  point.noisy = rounds.size() > 1 && std::isfinite(low) && m.requests_per_s > 0 &&
-                std::max(high - m.requests_per_s, m.requests_per_s - low) >
-                    kNoisySpread * m.requests_per_s;
+  std::vector<double> rates, cpu;
+  for (const RoundFigures& round : rounds) {
+    rates.push_back(round.requests_per_s);
+    cpu.push_back(round.server_cpu_us_per_request);
+  }
+  point.requests_per_s_interval = median_interval(rates, rule.confidence);
+  point.cpu_us_per_request_interval = median_interval(cpu, rule.confidence);
+  point.noisy = std::isfinite(point.requests_per_s_interval.low) &&
+                !converged(point.requests_per_s_interval, m.requests_per_s, rule);
+  point.noisy_note = point.noisy ? noise_note(point, rule) : "";
+}
+
+bool point_converged(const PointResult& point, const StoppingRule& rule) {
+  std::vector<double> rates;
+  for (const RoundFigures& round : point.rounds) rates.push_back(round.requests_per_s);
+  return converged(median_interval(rates, rule.confidence), median_of(rates), rule);
 }
 
 std::string with_commas(std::uint64_t value) {

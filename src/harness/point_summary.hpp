@@ -1,8 +1,9 @@
 // Judging a measured point, as pure functions over the results model: the flags that say a
 // number is not the server's ("loader-bound", "listen-overflow", "syn-retransmits", "resets",
-// "connections-missing"), each with one sentence saying what happened, and the summary of a
-// point over its rounds (the median of every figure, the min-max of requests/s, "noisy" when
-// the rounds spread more than 5%). docs/compare.md states the rules.
+// "connections-missing", "server-starved"), each with one sentence saying what happened, and the summary of a
+// point over its rounds (the median of every figure, the min-max of requests/s, the medians'
+// intervals, "noisy" when the median requests/s is not known to within the stopping rule's
+// target: median_interval.hpp). docs/compare.md states the rules.
 //
 //   judge_round(round, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1});
 //   summarize_point(point);   // point.median, requests_per_s_min/max, noisy
@@ -11,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/median_interval.hpp"
 #include "harness/results.hpp"
 
 namespace ringside::harness {
@@ -22,7 +24,9 @@ inline constexpr double kLittleTolerance = 0.25;    // in-flight vs throughput x
 // Little's law is checked only when the mean latency is this small a part of the point: the
 // requests still in flight when a point ends are in no mean, which biases a short point low.
 inline constexpr double kLittleMaxLatencyShare = 0.02;
-inline constexpr double kNoisySpread = 0.05;        // rounds around their median
+// Other tasks' CPU time on the server CPUs, of those CPUs' time, from which a round is
+// `server-starved`: the server lost that much of its CPUs to something else.
+inline constexpr double kStarvedShare = 0.05;
 
 struct PointContext {
   std::string mode = "closed";
@@ -42,6 +46,8 @@ struct PointContext {
   long long loader_resets = -1;
   // The in-process loader's requests in flight, averaged over the measured phase, or -1.
   double mean_outstanding = -1;
+  // The CPUs the server was pinned to, for the server-starved note ("CPU 0").
+  std::vector<int> server_cpus;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).
@@ -51,8 +57,12 @@ void judge_round(RoundFigures& round, const PointContext& context);
 double median_of(std::vector<double> values);
 
 // Fills point.median (each figure the median over rounds; statuses and errors per key; flags
-// and notes the union), the min-max of requests/s and `noisy`.
-void summarize_point(PointResult& point);
+// and notes the union), the min-max of requests/s, the intervals of the median requests/s and
+// CPU per request, and `noisy` (two rounds or more, and the requests/s not converged by `rule`).
+void summarize_point(PointResult& point, const StoppingRule& rule = {});
+
+// Whether a point's rounds so far pin its median requests/s down (the auto rounds' test).
+bool point_converged(const PointResult& point, const StoppingRule& rule);
 
 // "1,234" — thousands separated, for notes and tables.
 std::string with_commas(std::uint64_t value);

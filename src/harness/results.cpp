@@ -214,6 +214,7 @@ json point_json(const PointResult& p) {
           {"requests_per_s_interval", interval_json(p.requests_per_s_interval)},
           {"cpu_us_per_request_interval", interval_json(p.cpu_us_per_request_interval)},
           {"noisy", p.noisy},
+          {"noisy_note", p.noisy_note},
           {"could_not_carry", p.could_not_carry},
           {"failure", p.failure}};
 }
@@ -238,6 +239,7 @@ PointResult point_of(const json& j) {
   p.requests_per_s_interval = interval_of(j, "requests_per_s_interval");
   p.cpu_us_per_request_interval = interval_of(j, "cpu_us_per_request_interval");
   p.noisy = value_of<bool>(j, "noisy", false);
+  p.noisy_note = value_of<std::string>(j, "noisy_note", "");
   p.could_not_carry = value_of<bool>(j, "could_not_carry", false);
   p.failure = value_of<std::string>(j, "failure", "");
   return p;

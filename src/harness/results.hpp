@@ -140,6 +140,7 @@ struct PointResult {
   // rounds ended (the maximum, or the time budget). For a fixed number of rounds: the interval
   // is wider than the target.
   bool noisy = false;
+  std::string noisy_note;       // noisy: the spread, and what else used the server's CPUs
   // An open point the contestant could not carry: it answered less than the rate asked.
   bool could_not_carry = false;
   std::string failure;          // non-empty: the contestant failed here (and why)

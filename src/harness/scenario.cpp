@@ -21,10 +21,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 17> kScenarioFields = {
-    "name",     "description", "contestants", "baseline", "rounds",   "warmup",
-    "duration", "settle",      "server_cpus", "load_cpus", "threads", "database",
-    "equal_load", "equal_load_fraction", "load", "workload", "workloads"};
+constexpr std::array<std::string_view, 22> kScenarioFields = {
+    "name",     "description", "contestants", "baseline", "rounds",   "min_rounds",
+    "max_rounds", "target",    "confidence",  "time_budget", "warmup", "duration",
+    "settle",   "server_cpus", "load_cpus",   "threads",  "database", "equal_load",
+    "equal_load_fraction", "load", "workload", "workloads"};
 
 constexpr std::array<std::string_view, 8> kLoadFields = {
     "engine", "hosts", "inventory", "group", "ssh_options", "server_address", "remote_binary",
@@ -51,6 +52,44 @@ std::optional<double> read_duration(const Reader& reader, std::string_view field
     reader.fail(field, "must be " + allowed + " (got \"" + node->as_string()->get() + "\")");
   }
   return value;
+}
+
+// rounds = N or "auto", and the auto rounds' stopping rule and budget.
+void read_rounds(const Reader& reader, Scenario& scenario) {
+  if (const toml::node* node = reader.find("rounds"); node != nullptr && node->is_string()) {
+    if (node->as_string()->get() != "auto") {
+      reader.fail("rounds", "must be \"auto\" or a number of rounds from 1 to 100 (got \"" +
+                                node->as_string()->get() + "\")");
+    }
+  } else if (auto fixed = reader.integer("rounds", 1, 100)) {
+    scenario.auto_rounds = false;
+    scenario.rounds = static_cast<unsigned>(*fixed);
+  }
+  const bool tuned = reader.find("min_rounds") || reader.find("max_rounds") ||
+                     reader.find("target") || reader.find("confidence") || reader.find("time_budget");
+  if (!scenario.auto_rounds && tuned) {
+    for (std::string_view field : {"min_rounds", "max_rounds", "target", "confidence", "time_budget"}) {
+      if (reader.find(field)) reader.fail(field, "goes with rounds = \"auto\" (rounds is a number here)");
+    }
+  }
+  if (!scenario.auto_rounds) return;
+  scenario.rounds = static_cast<unsigned>(reader.integer("min_rounds", 1, 100).value_or(3));
+  scenario.max_rounds = static_cast<unsigned>(
+      reader.integer("max_rounds", scenario.rounds, 100).value_or(std::max(8u, scenario.rounds)));
+  if (const toml::node* node = reader.find("target")) {
+    const std::string allowed = "a percentage from 0.1% to 50%, such as \"3%\"";
+    std::string text = node->is_string() ? node->as_string()->get() : "";
+    double percent = 0;
+    const bool parsed = text.size() > 1 && text.back() == '%' &&
+                        std::from_chars(text.data(), text.data() + text.size() - 1, percent).ptr ==
+                            text.data() + text.size() - 1;
+    if (!parsed || percent < 0.1 || percent > 50) {
+      reader.fail("target", "must be " + allowed + (text.empty() ? "" : " (got \"" + text + "\")"));
+    }
+    scenario.target = percent / 100;
+  }
+  scenario.confidence = reader.number("confidence", 0.5, 0.99, "from 0.5 to 0.99").value_or(0.75);
+  scenario.time_budget_s = read_duration(reader, "time_budget", 0.001).value_or(300);
 }
 
 void read_cpus(const Reader& reader, std::string_view field, std::string& into) {
@@ -340,7 +379,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source) {
   scenario.description = reader.string("description").value_or("");
   scenario.contestants = reader.strings("contestants").value_or(std::vector<std::string>{});
   scenario.baseline = reader.string("baseline").value_or("ringside");
-  scenario.rounds = static_cast<unsigned>(reader.integer("rounds", 1, 100).value_or(3));
+  read_rounds(reader, scenario);
   scenario.warmup_s = read_duration(reader, "warmup", 0).value_or(2);
   scenario.duration_s = read_duration(reader, "duration", 0.001).value_or(5);
   scenario.settle_s = read_duration(reader, "settle", 0).value_or(1);

@@ -66,7 +66,15 @@ struct Scenario {
   std::string file;                         // where it was read from ("" when from text)
   std::vector<std::string> contestants;     // empty: every runnable contestant
   std::string baseline = "ringside";
-  unsigned rounds = 3;
+  // rounds = "auto" (the default): every point gets min_rounds, then a point whose median
+  // requests/s is not known to within +-target (median_interval.hpp) gets more, up to
+  // max_rounds, while the run's time_budget lasts. rounds = N: N rounds, every point.
+  bool auto_rounds = true;
+  unsigned rounds = 3;                      // fixed: the rounds; auto: min_rounds
+  unsigned max_rounds = 8;                  // auto only
+  double target = 0.03;
+  double confidence = 0.75;
+  double time_budget_s = 300;               // auto: no extra round starts that would end past it
   double warmup_s = 2;
   double duration_s = 5;
   double settle_s = 1;

@@ -283,32 +283,88 @@ PointResult point_of(std::vector<double> rates) {
   return point;
 }
 
-TEST(Summary, MediansMinMaxAndNoise) {
-  PointResult point = point_of({1000, 1040, 980});
+TEST(Summary, MediansMinMaxAndIntervals) {
+  PointResult point = point_of({1000, 1020, 980});
   point.rounds[1].errors = {{"reset", 4}};
   point.rounds[2].flags = {"resets"};
   point.rounds[2].notes = {"the kernel sent 1 resets"};
+  point.rounds[0].server_cpu_us_per_request = 10;
+  point.rounds[1].server_cpu_us_per_request = 9;
+  point.rounds[2].server_cpu_us_per_request = 12;
   summarize_point(point);
   EXPECT_DOUBLE_EQ(point.median.requests_per_s, 1000);
   EXPECT_DOUBLE_EQ(point.median.latency.p99, 100);
   EXPECT_DOUBLE_EQ(point.requests_per_s_min, 980);
-  EXPECT_DOUBLE_EQ(point.requests_per_s_max, 1040);
-  EXPECT_FALSE(point.noisy);  // 4% above the median at most
+  EXPECT_DOUBLE_EQ(point.requests_per_s_max, 1020);
+  EXPECT_DOUBLE_EQ(point.requests_per_s_interval.low, 980);  // three rounds: min-max, 75%
+  EXPECT_DOUBLE_EQ(point.requests_per_s_interval.high, 1020);
+  EXPECT_DOUBLE_EQ(point.requests_per_s_interval.confidence, 0.75);
+  EXPECT_DOUBLE_EQ(point.cpu_us_per_request_interval.low, 9);
+  EXPECT_DOUBLE_EQ(point.cpu_us_per_request_interval.high, 12);
+  EXPECT_FALSE(point.noisy);  // within +-3%
+  EXPECT_TRUE(point.noisy_note.empty());
   EXPECT_EQ(point.median.statuses.at("200"), 1000u);
   EXPECT_EQ(point.median.errors.at("reset"), 0u);  // median of 0, 4, 0
   EXPECT_EQ(point.median.flags, std::vector<std::string>{"resets"});
   EXPECT_EQ(point.median.notes, std::vector<std::string>{"the kernel sent 1 resets"});
   EXPECT_EQ(point.median.histogram_log, "h1");  // the median round's log
+}
 
-  PointResult noisy = point_of({1000, 1060, 990});
-  summarize_point(noisy);
-  EXPECT_TRUE(noisy.noisy);  // 6% above
-  PointResult below = point_of({1000, 1000, 940});
-  summarize_point(below);
-  EXPECT_TRUE(below.noisy);  // 6% below
+TEST(Summary, NoisyIsNotConvergedAndSaysWhatTookTheCpu) {
+  PointResult above = point_of({1000, 1040, 990});
+  summarize_point(above);
+  EXPECT_TRUE(above.noisy);  // 4% above the median: not within +-3%
+  EXPECT_FALSE(above.noisy_note.empty());
+  PointResult wider = point_of({1000, 1040, 990});
+  summarize_point(wider, {.target = 0.05, .confidence = 0.75});
+  EXPECT_FALSE(wider.noisy);  // a 5% target takes it
+  PointResult unsure = point_of({1000, 1001, 999});
+  summarize_point(unsure, {.target = 0.03, .confidence = 0.9});
+  EXPECT_TRUE(unsure.noisy);  // three rounds never reach 90%
   PointResult single = point_of({1000});
   summarize_point(single);
-  EXPECT_FALSE(single.noisy);
+  EXPECT_FALSE(single.noisy);  // one round: nothing to tell
+  EXPECT_TRUE(std::isnan(single.requests_per_s_interval.low));
+
+  // The round whose server CPUs were busiest with other work names it.
+  PointResult busy = point_of({1000, 700, 990});
+  busy.rounds[1].server_cpus = {.wait_s = 0.1, .others_s = 0.3, .steal_s = 0, .others_share = 0.3,
+                                .others = {{"python3", 0.2}, {"kworker/0:1", 0.1}}};
+  busy.rounds[0].server_cpus = {.wait_s = 0, .others_s = 0, .steal_s = 0, .others_share = 0, .others = {}};
+  summarize_point(busy);
+  EXPECT_TRUE(busy.noisy);
+  EXPECT_NE(busy.noisy_note.find("3 rounds from 700 to 1000"), std::string::npos) << busy.noisy_note;
+  EXPECT_NE(busy.noisy_note.find("other processes used up to 30% of the server's CPUs (round 2: "
+                                 "python3 20%, kworker/0:1 10%)"),
+            std::string::npos)
+      << busy.noisy_note;
+  PointResult alone = point_of({1000, 700, 990});
+  for (RoundFigures& round : alone.rounds) round.server_cpus.others_share = 0.01, round.server_cpus.others_s = 0.01;
+  summarize_point(alone);
+  EXPECT_NE(alone.noisy_note.find("nothing else used the server's CPUs (at most 1% in a round)"),
+            std::string::npos)
+      << alone.noisy_note;
+  EXPECT_TRUE(point_converged(point_of({1000, 1010, 995}), {}));
+  EXPECT_FALSE(point_converged(point_of({1000, 1010}), {}));
+}
+
+TEST(Judge, ServerStarvedNamesWhatRanOnTheServerCpus) {
+  RoundFigures round = healthy();
+  round.server_cpus = {.wait_s = 0.14, .others_s = 0.31, .steal_s = 0.05, .others_share = 0.31,
+                       .others = {{"postgres", 0.12}, {"python3", 0.09}}};
+  judge_round(round, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1,
+                      .server_cpus = {0}});
+  ASSERT_TRUE(has(round, "server-starved"));
+  const std::string& note = round.notes.back();
+  EXPECT_NE(note.find("other processes used 31% of CPU 0 during this round: postgres 12%, python3 9%"),
+            std::string::npos)
+      << note;
+  EXPECT_NE(note.find("the hypervisor stole 5%"), std::string::npos) << note;
+  EXPECT_NE(note.find("waited for a CPU 14% of the time"), std::string::npos) << note;
+  RoundFigures quiet = healthy();
+  quiet.server_cpus = {.wait_s = 0.3, .others_s = 0.04, .steal_s = 0, .others_share = 0.04, .others = {}};
+  judge_round(quiet, kClosed100);
+  EXPECT_FALSE(has(quiet, "server-starved"));  // 4%, and waits behind its own threads
 }
 
 TEST(Summary, Commas) {

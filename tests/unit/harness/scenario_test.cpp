@@ -93,8 +93,9 @@ pipeline = 4
 TEST(Scenario, ErrorsNameFileLineAndField) {
   EXPECT_EQ(error_of("rounds = 3\nroundz = 2\n[[workload]]\nname = \"a\"\n"),
             "s.toml:2: field 'roundz': unknown field (known: name, description, contestants, "
-            "baseline, rounds, warmup, duration, settle, server_cpus, load_cpus, threads, "
-            "database, equal_load, equal_load_fraction, load, workload)");
+            "baseline, rounds, min_rounds, max_rounds, target, confidence, time_budget, warmup, "
+            "duration, settle, server_cpus, load_cpus, threads, database, equal_load, "
+            "equal_load_fraction, load, workload)");
   EXPECT_EQ(error_of("duration = \"5 parsecs\"\n[[workload]]\nname = \"a\"\n"),
             "s.toml:1: field 'duration': must be a duration such as \"500ms\", \"2s\" or \"1m\", "
             "at least 1ms and at most 24h (got \"5 parsecs\")");
@@ -128,8 +129,43 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
             "s.toml:3: field 'workload[0].requests': must be at least every level of connections "
             "(10): each connection needs a request");
   EXPECT_EQ(error_of("rounds = \"three\"\n[[workload]]\nname = \"a\"\n"),
-            "s.toml:1: field 'rounds': must be an integer, not a string");
+            "s.toml:1: field 'rounds': must be \"auto\" or a number of rounds from 1 to 100 (got "
+            "\"three\")");
   EXPECT_EQ(error_of("rounds = = 3\n").rfind("s.toml:1: not valid TOML: ", 0), 0u);
+}
+
+TEST(Scenario, AutoRoundsAndTheirStoppingRule) {
+  const Scenario byDefault = parse_scenario("[[workload]]\nname = \"a\"\n", "s.toml");
+  EXPECT_TRUE(byDefault.auto_rounds);
+  EXPECT_EQ(byDefault.rounds, 3u);
+  EXPECT_EQ(byDefault.max_rounds, 8u);
+  EXPECT_DOUBLE_EQ(byDefault.target, 0.03);
+  EXPECT_DOUBLE_EQ(byDefault.confidence, 0.75);
+  EXPECT_DOUBLE_EQ(byDefault.time_budget_s, 300);
+  const Scenario tuned = parse_scenario(
+      "rounds = \"auto\"\nmin_rounds = 4\nmax_rounds = 12\ntarget = \"2.5%\"\nconfidence = 0.9\n"
+      "time_budget = \"10m\"\n[[workload]]\nname = \"a\"\n",
+      "s.toml");
+  EXPECT_TRUE(tuned.auto_rounds);
+  EXPECT_EQ(tuned.rounds, 4u);
+  EXPECT_EQ(tuned.max_rounds, 12u);
+  EXPECT_DOUBLE_EQ(tuned.target, 0.025);
+  EXPECT_DOUBLE_EQ(tuned.confidence, 0.9);
+  EXPECT_DOUBLE_EQ(tuned.time_budget_s, 600);
+  const Scenario fixed = parse_scenario("rounds = 5\n[[workload]]\nname = \"a\"\n", "s.toml");
+  EXPECT_FALSE(fixed.auto_rounds);
+  EXPECT_EQ(fixed.rounds, 5u);
+  EXPECT_EQ(error_of("rounds = 5\ntarget = \"3%\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:2: field 'target': goes with rounds = \"auto\" (rounds is a number here)");
+  EXPECT_EQ(error_of("target = 0.03\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'target': must be a percentage from 0.1% to 50%, such as \"3%\"");
+  EXPECT_EQ(error_of("target = \"80%\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'target': must be a percentage from 0.1% to 50%, such as \"3%\" (got "
+            "\"80%\")");
+  EXPECT_EQ(error_of("min_rounds = 5\nmax_rounds = 4\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:2: field 'max_rounds': must be from 5 to 100");
+  EXPECT_EQ(error_of("confidence = 1\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'confidence': must be from 0.5 to 0.99");
 }
 
 TEST(Scenario, Durations) {
