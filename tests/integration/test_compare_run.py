@@ -19,6 +19,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 import unittest
@@ -694,6 +695,61 @@ class FlagTest(CompareRunTest):
         self.assertIn("syn-retransmits", figures["flags"], figures)
         self.assertIn("of the loader's connections took a second or more to open", out)
         self.assert_nothing_left()
+
+
+HOG = """
+import ctypes, sys, time
+ctypes.CDLL(None).prctl(15, b"ringside-hog", 0, 0, 0)  # PR_SET_NAME: how /proc names it
+deadline = time.monotonic() + float(sys.argv[1])
+while time.monotonic() < deadline:
+    pass
+"""
+
+
+class StarvedServerTest(CompareRunTest):
+    @unittest.skipUnless(len(os.sched_getaffinity(0)) >= 2, "needs two CPUs")
+    def test_a_cpu_hog_on_the_server_cpu_mid_run_is_flagged_by_name(self):
+        """A busy loop of the test's own, pinned to the server's CPU when round 2 begins: every
+        round-2 point says other processes took that CPU, naming it; round 1 does not name it."""
+        self.ringside_contestant("fast")
+        scenario = self.scenario('rounds = 2\nwarmup = "100ms"\nduration = "1s"\nsettle = "0s"\n'
+                                 'server_cpus = "0"\nload_cpus = "1"\ndatabase = "none"\n'
+                                 'equal_load = false\n[[workload]]\nname = "hello"\n'
+                                 'connections = [10, 50]\n')
+        # (The hog is pinned to CPU 0 alone: a CPU shield leaves such a task where it is.)
+        process = subprocess.Popen(self.command(scenario), stdout=subprocess.PIPE,
+                                   stderr=subprocess.PIPE, env=self.env)
+        hog, err = None, b""
+        try:
+            deadline = time.monotonic() + RUN_TIMEOUT
+            while b"round 2/2" not in err:
+                remaining = deadline - time.monotonic()
+                self.assertGreater(remaining, 0, f"round 2 never began: {err!r}")
+                ready, _, _ = select.select([process.stderr], [], [], remaining)
+                if ready:
+                    chunk = os.read(process.stderr.fileno(), 4096)
+                    self.assertTrue(chunk, f"exited early: {err!r}")
+                    err += chunk
+            hog = subprocess.Popen([sys.executable, "-c", HOG, str(RUN_TIMEOUT)],
+                                   preexec_fn=lambda: os.sched_setaffinity(0, {0}))
+            out, rest = process.communicate(timeout=RUN_TIMEOUT)
+        finally:
+            for child in (process, hog):
+                if child is not None and child.poll() is None:
+                    child.kill()
+                    child.wait()
+        self.assertEqual(process.returncode, 0, (out + err + rest).decode())
+        points = self.results()["points"]
+        self.assertEqual(len(points), 2)
+        for point in points:
+            first, second = point["rounds"]
+            self.assertNotIn("ringside-hog", json.dumps(first), first)
+            self.assertIn("server-starved", second["flags"], second)
+            note = second["notes"][second["flags"].index("server-starved")]
+            self.assertRegex(note, r"other processes used \d+% of CPU 0 during this round: .*"
+                                   r"ringside-hog \d+%", note)
+            self.assertGreater(second["server_cpus"]["others_share"], 0.2, second["server_cpus"])
+            self.assertIn("ringside-hog", [o["name"] for o in second["server_cpus"]["others"]])
 
 
 class ScenarioErrorTest(CompareRunTest):
