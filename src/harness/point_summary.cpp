@@ -249,9 +249,19 @@ double median_of(std::vector<double> values) {
   return values.size() % 2 == 1 ? values[middle] : (values[middle - 1] + values[middle]) / 2;
 }
 
+std::vector<RoundFigures> rounds_for_medians(const std::vector<RoundFigures>& rounds) {
+  std::vector<RoundFigures> clean;
+  for (const RoundFigures& round : rounds) {
+    if (std::find(round.flags.begin(), round.flags.end(), "server-starved") == round.flags.end()) {
+      clean.push_back(round);
+    }
+  }
+  return !clean.empty() && 2 * clean.size() >= rounds.size() ? clean : rounds;
+}
+
 void summarize_point(PointResult& point, const StoppingRule& rule) {
   if (point.rounds.empty()) return;
-  const auto& rounds = point.rounds;
+  const std::vector<RoundFigures> rounds = rounds_for_medians(point.rounds);
   auto median = [&](const std::function<double(const RoundFigures&)>& get) {
     std::vector<double> values;
     for (const RoundFigures& round : rounds) values.push_back(get(round));
@@ -309,7 +319,7 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
       return found == r.errors.end() ? std::uint64_t{0} : found->second;
     });
   }
-  for (const RoundFigures& round : rounds) {
+  for (const RoundFigures& round : point.rounds) {  // every round's flags, the left-out ones too
     for (std::size_t i = 0; i < round.flags.size(); ++i) {
       if (std::find(m.flags.begin(), m.flags.end(), round.flags[i]) != m.flags.end()) continue;
       m.flags.push_back(round.flags[i]);
@@ -330,6 +340,24 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
       m.generators = round.generators;
     }
   }
+  point.left_out.clear();
+  if (rounds.size() < point.rounds.size()) {
+    std::string which;
+    for (const RoundFigures& round : point.rounds) {
+      if (std::find(round.flags.begin(), round.flags.end(), "server-starved") == round.flags.end()) continue;
+      point.left_out.push_back(round.round);
+      which += (which.empty() ? "" : ", ") + std::to_string(round.round);
+    }
+    const auto at = static_cast<std::size_t>(
+        std::find(m.flags.begin(), m.flags.end(), "server-starved") - m.flags.begin());
+    std::string note = point.left_out.size() > 1 ? "rounds " : "round ";
+    note += which;
+    note += " of ";
+    note += std::to_string(point.rounds.size());
+    note += " left out of the medians (the others had the server's CPUs to themselves): ";
+    note += m.notes[at];
+    m.notes[at] = std::move(note);
+  }
   point.median = m;
   point.requests_per_s_min = std::isfinite(low) ? low : kUnmeasured;
   point.requests_per_s_max = std::isfinite(high) ? high : kUnmeasured;
@@ -347,14 +375,19 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
 
 bool point_converged(const PointResult& point, const StoppingRule& rule) {
   std::vector<double> rates;
-  for (const RoundFigures& round : point.rounds) rates.push_back(round.requests_per_s);
+  for (const RoundFigures& round : rounds_for_medians(point.rounds)) rates.push_back(round.requests_per_s);
   return converged(median_interval(rates, rule.confidence), median_of(rates), rule);
 }
 
 std::string with_commas(std::uint64_t value) {
-  std::string digits = std::to_string(value);
-  for (int at = static_cast<int>(digits.size()) - 3; at > 0; at -= 3) digits.insert(static_cast<std::size_t>(at), ",");
-  return digits;
+  const std::string digits = std::to_string(value);
+  std::string text;
+  text.reserve(digits.size() + digits.size() / 3);
+  for (std::size_t i = 0; i < digits.size(); ++i) {
+    if (i > 0 && (digits.size() - i) % 3 == 0) text.push_back(',');
+    text.push_back(digits[i]);
+  }
+  return text;
 }
 
 }  // namespace ringside::harness

@@ -56,9 +56,16 @@ void judge_round(RoundFigures& round, const PointContext& context);
 // The median of the finite values (NaN when there are none).
 double median_of(std::vector<double> values);
 
-// Fills point.median (each figure the median over rounds; statuses and errors per key; flags
-// and notes the union), the min-max of requests/s, the intervals of the median requests/s and
-// CPU per request, and `noisy` (two rounds or more, and the requests/s not converged by `rule`).
+// The rounds a point's medians are taken over: those not flagged server-starved, while they are
+// at least half of its rounds; else every round (a machine busy throughout: the flag says so).
+// A starved round measured the neighbour as much as the server; with auto rounds, leaving it out
+// leaves the point unsettled, so another round replaces it.
+std::vector<RoundFigures> rounds_for_medians(const std::vector<RoundFigures>& rounds);
+
+// Fills point.median (each figure the median over rounds_for_medians; statuses and errors per
+// key; flags and notes the union over every round), `left_out`, the min-max of requests/s, the
+// intervals of the median requests/s and CPU per request, and `noisy` (two rounds or more, and
+// the requests/s not converged by `rule`).
 void summarize_point(PointResult& point, const StoppingRule& rule = {});
 
 // Whether a point's rounds so far pin its median requests/s down (the auto rounds' test).

@@ -209,6 +209,7 @@ json point_json(const PointResult& p) {
           {"loader", p.loader},
           {"rounds", rounds},
           {"median", round_json(p.median)},
+          {"left_out", p.left_out},
           {"requests_per_s_min", number(p.requests_per_s_min)},
           {"requests_per_s_max", number(p.requests_per_s_max)},
           {"requests_per_s_interval", interval_json(p.requests_per_s_interval)},
@@ -234,6 +235,7 @@ PointResult point_of(const json& j) {
     for (const json& r : j.at("rounds")) p.rounds.push_back(round_of(r));
   }
   if (j.contains("median")) p.median = round_of(j.at("median"));
+  p.left_out = value_of<std::vector<unsigned>>(j, "left_out", {});
   p.requests_per_s_min = number_of(j, "requests_per_s_min");
   p.requests_per_s_max = number_of(j, "requests_per_s_max");
   p.requests_per_s_interval = interval_of(j, "requests_per_s_interval");

@@ -131,6 +131,9 @@ struct PointResult {
   std::string loader = "ringside";
   std::vector<RoundFigures> rounds;
   RoundFigures median;          // each figure the median over rounds (flags: union)
+  // Rounds left out of the median and intervals: server-starved while the point had at least as
+  // many rounds with the server's CPUs to themselves (point_summary.hpp).
+  std::vector<unsigned> left_out;
   double requests_per_s_min = kUnmeasured;
   double requests_per_s_max = kUnmeasured;
   // The median's interval: requests/s, and server CPU per request.

@@ -348,6 +348,37 @@ TEST(Summary, NoisyIsNotConvergedAndSaysWhatTookTheCpu) {
   EXPECT_FALSE(point_converged(point_of({1000, 1010}), {}));
 }
 
+TEST(Summary, StarvedRoundsAreLeftOutWhileMostRoundsAreClean) {
+  PointResult point = point_of({1000, 500, 1010, 990});
+  point.rounds[1].flags = {"server-starved"};
+  point.rounds[1].notes = {"other processes used 50% of CPU 0 during this round: hog 50%"};
+  summarize_point(point);
+  EXPECT_EQ(point.left_out, std::vector<unsigned>{2});
+  EXPECT_DOUBLE_EQ(point.median.requests_per_s, 1000);  // of 1000, 1010, 990
+  EXPECT_DOUBLE_EQ(point.requests_per_s_min, 990);
+  EXPECT_FALSE(point.noisy);
+  ASSERT_EQ(point.median.flags, std::vector<std::string>{"server-starved"});  // still said
+  EXPECT_EQ(point.median.notes.front(),
+            "round 2 of 4 left out of the medians (the others had the server's CPUs to "
+            "themselves): other processes used 50% of CPU 0 during this round: hog 50%");
+  EXPECT_TRUE(point_converged(point, {}));
+  // Starved throughout (or mostly): every round counts, and the point is what it is.
+  PointResult busy = point_of({1000, 500, 700});
+  busy.rounds[0].flags = busy.rounds[1].flags = {"server-starved"};
+  busy.rounds[0].notes = busy.rounds[1].notes = {"other processes used 50% of CPU 0"};
+  summarize_point(busy);
+  EXPECT_TRUE(busy.left_out.empty());
+  EXPECT_DOUBLE_EQ(busy.median.requests_per_s, 700);
+  EXPECT_TRUE(busy.noisy);
+  EXPECT_EQ(rounds_for_medians(busy.rounds).size(), 3u);
+  // One starved round of three: the two clean ones are not enough for an interval at 75%, so
+  // an auto run gives the point another round.
+  PointResult short_of = point_of({1000, 500, 1010});
+  short_of.rounds[1].flags = {"server-starved"};
+  short_of.rounds[1].notes = {"x"};
+  EXPECT_FALSE(point_converged(short_of, {}));
+}
+
 TEST(Judge, ServerStarvedNamesWhatRanOnTheServerCpus) {
   RoundFigures round = healthy();
   round.server_cpus = {.wait_s = 0.14, .others_s = 0.31, .steal_s = 0.05, .others_share = 0.31,
