@@ -714,7 +714,8 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         .mean_outstanding = workload.loader == "ringside" && !remote &&
                                                     load_result.elapsed_s > 0
                                                 ? load_result.stats.outstanding_s / load_result.elapsed_s
-                                                : -1});
+                                                : -1,
+                        .latency_resolution_s = workload.loader == "ab" ? 1e-3 : 0});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;
     return true;  // the loader failed, not the contestant

@@ -1,6 +1,7 @@
 // Judging a measured point, as pure functions over the results model: the flags that say a
 // number is not the server's ("loader-bound", "listen-overflow", "syn-retransmits", "resets",
-// "connections-missing"), each with one sentence saying what happened, and the summary of a
+// "connections-missing") or that an open point's rate was more than the server could carry
+// ("server-bound"), each with one sentence saying what happened, and the summary of a
 // point over its rounds (the median of every figure, the min-max of requests/s, "noisy" when
 // the rounds spread more than 5%). docs/compare.md states the rules.
 //
@@ -42,10 +43,17 @@ struct PointContext {
   long long loader_resets = -1;
   // The in-process loader's requests in flight, averaged over the measured phase, or -1.
   double mean_outstanding = -1;
+  // The loader's latency resolution (ab reports whole milliseconds, 0 for under one), so that
+  // requests/s x mean latency is not read as an idle loader when the mean was rounded down.
+  double latency_resolution_s = 0;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).
 void judge_round(RoundFigures& round, const PointContext& context);
+
+// An open point the contestant could not carry: its median short of the rate, with a round
+// where the loader had every connection busy ("server-bound"). summarize_point sets it.
+bool could_not_carry(const PointResult& point);
 
 // The median of the finite values (NaN when there are none).
 double median_of(std::vector<double> values);
