@@ -97,7 +97,10 @@ class QuietFlagsTest(unittest.TestCase):
                     if (flag == "loader-bound" and note.startswith("the loader used ") and
                             share is not None and share >= LOADER_BUSY_SHARE):
                         continue  # it really was at its core's limit
-                    noise.append(f"{where} round {round_['round']}: {flag}: {note}")
+                    noise.append(f"{where} round {round_['round']}: {flag}: {note} (loader CPU "
+                                 f"{share}, waited {round_.get('loader_wait_s')}, server CPU "
+                                 f"{round_.get('server_cpu_s')}, others on its CPUs "
+                                 f"{round_.get('server_cpus', {}).get('others_share')})")
             self.assertFalse(point.get("could_not_carry", False), where)
         self.assertEqual(noise, [], "flags on a clean run")
 
