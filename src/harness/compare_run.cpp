@@ -598,8 +598,18 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   // What the kernel does to a point's connections starts with the warm-up, which opens them.
   kernel_before = read_kernel_counters();
   drops_before = listener_drops(port);
-  auto begin = [&] {
+  // A counted point's database window is the in-process loader's whole run, warm-up included:
+  // read before it starts and after its last answer, the only moments with nothing in flight,
+  // so the statements counted are exactly those of the requests answered (a reading taken while
+  // requests are in flight counts queries of requests not yet answered, or the reverse).
+  const bool whole_run_window = !scenario_.load.remote() &&
+                                workload.loader == "ringside" && workload.requests > 0;
+  if (whole_run_window) {
     database_read_start = read_database(database_before, queries_before);
+    database_read_start.answered = 0;
+  }
+  auto begin = [&] {
+    if (!whole_run_window) database_read_start = read_database(database_before, queries_before);
     tree_before = measure_tree(pid);
     throttled_before = cgroup_throttled_s();
     cpu_before = process_cpu_s();
@@ -763,6 +773,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                                                     load_result.elapsed_s > 0
                                                 ? load_result.stats.outstanding_s / load_result.elapsed_s
                                                 : -1,
+                        .latency_resolution_s = workload.loader == "ab" ? 1e-3 : 0,
                         .server_cpus = server_cpus_});
   if (!loader_error.empty()) {
     failure = workload.loader + ": " + loader_error;

@@ -29,6 +29,42 @@ std::string fixed(double value, int digits) {
   return text;
 }
 
+// Little's law's L at connections x pipeline: the loader had every connection busy, so what it
+// did not get was the server's to give. The in-process loader measured its requests in flight;
+// for an external one, requests/s x mean latency says it.
+bool connections_busy(const RoundFigures& round, const PointContext& context) {
+  const double full = (1 - kLittleTolerance) * static_cast<double>(context.connections) *
+                      context.pipeline;
+  if (!(full > 0)) return false;
+  if (context.mean_outstanding >= 0 || context.in_flight_at_end >= 0) {
+    return context.mean_outstanding >= full ||
+           static_cast<double>(context.in_flight_at_end) >= full;
+  }
+  return std::isfinite(round.requests_per_s) && std::isfinite(round.latency.mean) &&
+         round.requests_per_s * round.latency.mean / 1e6 >= full;
+}
+
+// An open point short of its rate: the server's limit when the loader's connections were all
+// waiting on it, the loader's when they were not.
+void judge_open_rate(RoundFigures& round, const PointContext& context) {
+  if (context.mode != "open" || !std::isfinite(round.target_rate) || !(round.target_rate > 0) ||
+      !std::isfinite(round.requests_per_s) ||
+      round.requests_per_s >= round.target_rate * (1 - kOpenShortfall)) {
+    return;
+  }
+  const std::string shortfall =
+      "asked for " + with_commas(static_cast<std::uint64_t>(round.target_rate)) +
+      " requests/s, got " + with_commas(static_cast<std::uint64_t>(round.requests_per_s));
+  if (connections_busy(round, context)) {
+    flag(round, "server-bound",
+         shortfall + " with all " + with_commas(context.connections) +
+             " connections busy: the server could not carry this rate");
+  } else {
+    flag(round, "loader-bound",
+         shortfall + ": the offered load was not delivered, so latency here is not at that rate");
+  }
+}
+
 void judge_loader(RoundFigures& round, const PointContext& context) {
   const double cores = std::max(context.loader_cores, 1.0);
   const double wall = round.duration_s;
@@ -61,14 +97,7 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
              "): another process took its core, or its cgroup's CPU quota ran out, so it, not "
              "the server, set the pace");
   }
-  if (context.mode == "open" && std::isfinite(round.target_rate) && round.target_rate > 0 &&
-      std::isfinite(round.requests_per_s) &&
-      round.requests_per_s < round.target_rate * (1 - kOpenShortfall)) {
-    flag(round, "loader-bound",
-         "asked for " + with_commas(static_cast<std::uint64_t>(round.target_rate)) +
-             " requests/s, got " + with_commas(static_cast<std::uint64_t>(round.requests_per_s)) +
-             ": the offered load was not delivered, so latency here is not at that rate");
-  }
+  judge_open_rate(round, context);
   const bool connections_complete =
       !context.connections_counted || round.kernel.established_peak >= context.connections;
   if (context.mode == "closed" && context.mean_outstanding >= 0) {
@@ -90,18 +119,36 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
       std::isfinite(round.requests_per_s) && context.connections > 0) {
     const double expected = static_cast<double>(context.connections) * context.pipeline;
     const double in_flight = round.requests_per_s * round.latency.mean / 1e6;
+    // The estimate given the benefit of the tool's latency resolution (ab: whole milliseconds).
+    const double in_flight_at_most =
+        in_flight + round.requests_per_s * std::max(context.latency_resolution_s, 0.0);
     // A loader that ended with every request outstanding kept its connections busy: the gap is
     // then requests the server held past the end of the point (in no mean), not the loader's.
     const bool loader_full = context.in_flight_at_end >= 0 &&
                              static_cast<double>(context.in_flight_at_end) >=
                                  (1 - kLittleTolerance) * expected;
-    if (!loader_full && std::fabs(in_flight - expected) > kLittleTolerance * expected) {
+    // Only an estimate clearly below the connections says the loader idled. One above them is
+    // no idle loader: an external loader's latency includes the time an answer waited for it to
+    // read (wrk, a thread busy with its other connections), and wrk's mean is over its threads.
+    if (!loader_full && in_flight_at_most < (1 - kLittleTolerance) * expected) {
       flag(round, "loader-bound",
            "Little's law does not hold: " + fixed(expected, 0) +
                " requests were meant to be in flight, but requests/s x mean latency gives " +
                fixed(in_flight, 1) + ": the loader did not keep its connections busy");
     }
   }
+}
+
+// Requests an external loader lost in a way a reset can cause: every error class it reports but
+// timeouts, malformed answers and ab's length mismatches (which had answers).
+std::uint64_t lost_to_resets(const RoundFigures& round) {
+  std::uint64_t lost = 0;
+  for (const auto& [name, count] : round.errors) {
+    if (name != "timeout" && name != "connect_timeout" && name != "malformed" && name != "length") {
+      lost += count;
+    }
+  }
+  return lost;
 }
 
 void judge_kernel(RoundFigures& round, const PointContext& context) {
@@ -111,7 +158,9 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
     // listener's drops also count stray segments it discarded (a late ACK for a handshake
     // already done), harmless; a full queue shows as well in the loader's retried connects, or
     // in the machine's ListenOverflows (a final ACK dropped: the client thinks it is connected).
-    const bool overflowed = context.slow_connects != 0 || k.listen_overflows > 0;
+    // (An external loader reports no slow connects: the machine's ListenOverflows, which a full
+    // queue always raises, must then say it.)
+    const bool overflowed = context.slow_connects > 0 || k.listen_overflows > 0;
     if (k.listen_drops > 0 && overflowed) {
       flag(round, "listen-overflow",
            "the kernel dropped " + with_commas(k.listen_drops) +
@@ -145,12 +194,15 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
                " requests were lost to connections the server reset (the kernel sent " +
                with_commas(k.resets_sent) + " resets machine-wide)");
     }
-  } else if (k.resets_sent > 0) {
+  } else if (k.resets_sent > 0 && lost_to_resets(round) > 0) {
+    // Resets that cost the loader no request are not the server's: a loader that stops with
+    // requests in flight (wrk at the end of its duration) closes those connections with one.
     flag(round, "resets",
          "the kernel sent " + with_commas(k.resets_sent) +
-             " TCP resets during the point (a machine-wide count): connections were refused or "
-             "torn down, this server's or another program's; the errors column says whether the "
-             "loader lost requests to them");
+             " TCP resets during the point (a machine-wide count) and the loader lost " +
+             with_commas(lost_to_resets(round)) +
+             " requests to errors a reset causes: connections were refused or torn down, this "
+             "server's or another program's");
   }
   if (context.mode == "closed" && context.connections_counted &&
       k.established_peak < context.connections) {
@@ -237,6 +289,17 @@ void judge_round(RoundFigures& round, const PointContext& context) {
   judge_loader(round, context);
   judge_kernel(round, context);
   judge_server_cpus(round, context);
+}
+
+bool could_not_carry(const PointResult& point) {
+  const RoundFigures& m = point.median;
+  if (!std::isfinite(m.target_rate) || !std::isfinite(m.requests_per_s) ||
+      m.requests_per_s >= m.target_rate * (1 - kOpenShortfall)) {
+    return false;
+  }
+  return std::any_of(point.rounds.begin(), point.rounds.end(), [](const RoundFigures& round) {
+    return std::find(round.flags.begin(), round.flags.end(), "server-bound") != round.flags.end();
+  });
 }
 
 double median_of(std::vector<double> values) {
@@ -371,6 +434,7 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
   point.noisy = std::isfinite(point.requests_per_s_interval.low) &&
                 !converged(point.requests_per_s_interval, m.requests_per_s, rule);
   point.noisy_note = point.noisy ? noise_note(point, rule) : "";
+  point.could_not_carry = could_not_carry(point);
 }
 
 bool point_converged(const PointResult& point, const StoppingRule& rule) {

@@ -1,9 +1,10 @@
 // Judging a measured point, as pure functions over the results model: the flags that say a
 // number is not the server's ("loader-bound", "listen-overflow", "syn-retransmits", "resets",
-// "connections-missing", "server-starved"), each with one sentence saying what happened, and the summary of a
-// point over its rounds (the median of every figure, the min-max of requests/s, the medians'
-// intervals, "noisy" when the median requests/s is not known to within the stopping rule's
-// target: median_interval.hpp). docs/compare.md states the rules.
+// "connections-missing", "server-starved") or that an open point's rate was more than the
+// server could carry ("server-bound"), each with one sentence saying what happened, and the
+// summary of a point over its rounds (the median of every figure, the min-max of requests/s, the
+// medians' intervals, "noisy" when the median requests/s is not known to within the stopping
+// rule's target: median_interval.hpp). docs/compare.md states the rules.
 //
 //   judge_round(round, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1});
 //   summarize_point(point);   // point.median, requests_per_s_min/max, noisy
@@ -46,12 +47,19 @@ struct PointContext {
   long long loader_resets = -1;
   // The in-process loader's requests in flight, averaged over the measured phase, or -1.
   double mean_outstanding = -1;
+  // The loader's latency resolution (ab reports whole milliseconds, 0 for under one), so that
+  // requests/s x mean latency is not read as an idle loader when the mean was rounded down.
+  double latency_resolution_s = 0;
   // The CPUs the server was pinned to, for the server-starved note ("CPU 0").
   std::vector<int> server_cpus;
 };
 
 // Adds the flags and notes this round earns (keeping any already there).
 void judge_round(RoundFigures& round, const PointContext& context);
+
+// An open point the contestant could not carry: its median short of the rate, with a round
+// where the loader had every connection busy ("server-bound"). summarize_point sets it.
+bool could_not_carry(const PointResult& point);
 
 // The median of the finite values (NaN when there are none).
 double median_of(std::vector<double> values);

@@ -98,6 +98,43 @@ TEST(Flags, OpenPointShortOfItsRate) {
   EXPECT_FALSE(has(close, "loader-bound"));  // open points are not held to Little's law
 }
 
+TEST(Flags, AnOpenPointShortWithEveryConnectionBusyIsTheServers) {
+  // ringside load measured its 100 connections all outstanding: the server was the limit.
+  RoundFigures r = healthy();
+  r.target_rate = 448;
+  r.requests_per_s = 187;
+  r.latency.mean = 500000;
+  PointContext open{.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1,
+                    .in_flight_at_end = 100, .mean_outstanding = 93.1};
+  judge_round(r, open);
+  EXPECT_EQ(r.flags, std::vector<std::string>{"server-bound"});
+  EXPECT_EQ(r.notes.at(0), "asked for 448 requests/s, got 187 with all 100 connections busy: the "
+                           "server could not carry this rate");
+  // Requests still all outstanding at the end is enough, whatever the mean said before.
+  RoundFigures late = healthy();
+  late.target_rate = 448;
+  late.requests_per_s = 187;
+  open.mean_outstanding = 40;
+  judge_round(late, open);
+  EXPECT_TRUE(has(late, "server-bound"));
+  // Connections mostly idle: the loader did not send what it was asked to.
+  RoundFigures idle = healthy();
+  idle.target_rate = 448;
+  idle.requests_per_s = 187;
+  open.mean_outstanding = 12;
+  open.in_flight_at_end = 3;
+  judge_round(idle, open);
+  EXPECT_EQ(idle.flags, std::vector<std::string>{"loader-bound"});
+  // An external loader (h2load --rps): Little's law says it, 187/s x 0.5 s = 93.5 in flight.
+  RoundFigures external = healthy();
+  external.target_rate = 448;
+  external.requests_per_s = 187;
+  external.latency.mean = 500000;
+  judge_round(external, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  EXPECT_EQ(external.flags, std::vector<std::string>{"server-bound"});
+}
+
+
 TEST(Flags, LittlesLawOffInAClosedPoint) {
   RoundFigures r = healthy();
   r.latency.mean = 7000;  // 10,000/s x 7 ms = 70 in flight of 100: 30% off
@@ -127,6 +164,27 @@ TEST(Flags, LittlesLawOffInAClosedPoint) {
   full.in_flight_at_end = 100;
   judge_round(held, full);
   EXPECT_FALSE(has(held, "loader-bound"));
+  // More in flight than connections is no idle loader: wrk's mean latency includes the time an
+  // answer waited for its busy thread (10 connections, 52,617/s x 1.24 ms = 65).
+  RoundFigures above = healthy();
+  above.latency.mean = 30000;  // 300 in flight of 100
+  judge_round(above, kClosed100);
+  EXPECT_FALSE(has(above, "loader-bound"));
+  // ab's whole milliseconds: a mean of 0 ms at 30,000/s is under 30 in flight, not 0.
+  RoundFigures rounded = healthy();
+  rounded.requests_per_s = 30000;
+  rounded.latency.mean = 0;
+  PointContext ab{.mode = "closed", .connections = 10, .pipeline = 1, .loader_cores = 1,
+                  .latency_resolution_s = 1e-3};
+  rounded.kernel.established_peak = 10;
+  judge_round(rounded, ab);
+  EXPECT_FALSE(has(rounded, "loader-bound"));
+  RoundFigures slow = healthy();  // 2,000/s x (0 + 1) ms = 2 of 10 at most: idle
+  slow.requests_per_s = 2000;
+  slow.latency.mean = 0;
+  slow.kernel.established_peak = 10;
+  judge_round(slow, ab);
+  EXPECT_TRUE(has(slow, "loader-bound"));
   RoundFigures idle = healthy();
   idle.latency.mean = 3000;
   PointContext short_of_requests = kClosed100;
@@ -175,6 +233,7 @@ TEST(Flags, KernelCounters) {
   r.kernel.resets_sent = 7;
   r.kernel.established_peak = 40;
   r.latency.mean = 4000;  // 40 in flight, as established
+  r.errors = {{"read", 3}};
   judge_round(r, kClosed100);
   EXPECT_EQ(r.flags, (std::vector<std::string>{"listen-overflow", "syn-retransmits", "resets",
                                                "connections-missing"}));
@@ -200,6 +259,7 @@ TEST(Flags, ListenDropsOfTheServersOwnSocketsDecide) {
   EXPECT_FALSE(has(elsewhere, "listen-overflow"));
   RoundFigures here = healthy();
   here.kernel.listen_drops = 1234;
+  here.kernel.listen_overflows = 1234;  // an external loader: the machine's count confirms it
   judge_round(here, per_port);
   ASSERT_TRUE(has(here, "listen-overflow"));
   EXPECT_EQ(here.notes.at(0), "the kernel dropped 1,234 connections at this server's full listen "
@@ -252,6 +312,40 @@ TEST(Flags, TheLoadersOwnConnectionsDecideSynRetransmitsAndResets) {
                               "sent 7 resets machine-wide)");
 }
 
+TEST(Flags, AnExternalLoadersResetsCountOnlyWhenTheyCostItRequests) {
+  // wrk closing its connections at the end of its duration, requests in flight: resets that
+  // cost it nothing.
+  RoundFigures closes = healthy();
+  closes.kernel.resets_sent = 186;
+  closes.errors = {{"timeout", 2}};
+  judge_round(closes, kClosed100);
+  EXPECT_FALSE(has(closes, "resets"));
+  RoundFigures lost = healthy();
+  lost.kernel.resets_sent = 186;
+  lost.errors = {{"read", 1666}, {"timeout", 2}};
+  judge_round(lost, kClosed100);
+  ASSERT_TRUE(has(lost, "resets"));
+  EXPECT_EQ(lost.notes.at(0), "the kernel sent 186 TCP resets during the point (a machine-wide "
+                              "count) and the loader lost 1,666 requests to errors a reset causes: "
+                              "connections were refused or torn down, this server's or another "
+                              "program's");
+}
+
+TEST(Flags, AnExternalLoadersListenDropsNeedAnOverflow) {
+  // The server's own listener counted drops, but no queue overflowed anywhere: stray segments.
+  PointContext per_port = kClosed100;
+  per_port.listen_drops_per_port = true;
+  RoundFigures stray = healthy();
+  stray.kernel.listen_drops = 10;
+  judge_round(stray, per_port);
+  EXPECT_FALSE(has(stray, "listen-overflow"));
+  RoundFigures full = healthy();
+  full.kernel.listen_drops = 10;
+  full.kernel.listen_overflows = 10;
+  judge_round(full, per_port);
+  EXPECT_TRUE(has(full, "listen-overflow"));
+}
+
 TEST(Flags, UncountedConnectionsAreNotMissing) {
   RoundFigures r = healthy();
   r.kernel.established_peak = 0;
@@ -280,6 +374,12 @@ PointResult point_of(std::vector<double> rates) {
     r.histogram_log = "h" + std::to_string(round);
     point.rounds.push_back(r);
   }
+  return point;
+}
+
+PointResult point_of_open(std::vector<double> rates, double target) {
+  PointResult point = point_of(std::move(rates));
+  for (RoundFigures& round : point.rounds) round.target_rate = target;
   return point;
 }
 
@@ -396,6 +496,23 @@ TEST(Judge, ServerStarvedNamesWhatRanOnTheServerCpus) {
   quiet.server_cpus = {.wait_s = 0.3, .others_s = 0.04, .steal_s = 0, .others_share = 0.04, .others = {}};
   judge_round(quiet, kClosed100);
   EXPECT_FALSE(has(quiet, "server-starved"));  // 4%, and waits behind its own threads
+}
+
+TEST(Summary, CouldNotCarryWhenTheMedianIsShortAndTheServerWasTheLimit) {
+  PointResult point = point_of_open({187, 190, 185}, 448);
+  point.rounds[0].flags = {"server-bound"};
+  point.rounds[0].notes = {"asked for 448 requests/s, got 187 with all 100 connections busy: ..."};
+  summarize_point(point);
+  EXPECT_TRUE(point.could_not_carry);
+  EXPECT_EQ(point.median.flags, std::vector<std::string>{"server-bound"});
+  PointResult loader = point_of_open({187, 190, 185}, 448);
+  loader.rounds[0].flags = {"loader-bound"};
+  summarize_point(loader);
+  EXPECT_FALSE(loader.could_not_carry);  // short, but the loader's doing
+  PointResult carried = point_of_open({440, 447, 180}, 448);
+  carried.rounds[2].flags = {"server-bound"};
+  summarize_point(carried);
+  EXPECT_FALSE(carried.could_not_carry);  // one bad round; the median carried the rate
 }
 
 TEST(Summary, Commas) {

@@ -9,6 +9,7 @@ Each fault is its own `ringside compare` in its own folder (contestants, TMPDIR,
 side by side. The contestants are tests/fixtures/contestants/fixture_server.py in its modes, plus
 ringside serve on the harness's database; their [env] carries the fault's folder, so whatever they
 start is found by it, and the throwaway cluster names its TMPDIR on its command line."""
+import glob
 import json
 import os
 import signal
@@ -235,12 +236,30 @@ def judge_signal(fault, document):
     return problems
 
 
+def own_postmaster(fault):
+    """The postmaster of this run's own throwaway cluster, found by its data folder (under the
+    run's TMPDIR): the PID its postmaster.pid names, alive and started with -D on that folder.
+    Never a postmaster picked by name: other runs, tests and engineers have theirs."""
+    for pid_file in glob.glob(os.path.join(fault.tmp, "*", "data", "postmaster.pid")):
+        data = os.path.dirname(pid_file)
+        try:
+            with open(pid_file) as f:
+                pid = int(f.readline())
+            with open(f"/proc/{pid}/cmdline", "rb") as f:
+                argv = f.read().split(b"\0")
+        except (OSError, ValueError):
+            continue
+        if data.encode() in argv:
+            return pid
+    return None
+
+
 def kill_postmaster(fault):
-    postmasters = [pid for pid, cmd in fault.leftovers()
-                   if cmd.startswith("/usr/lib/postgresql/") and " -D " in cmd]
-    if len(postmasters) != 1:
-        return f"wanted one postmaster, found {postmasters}"
-    os.kill(postmasters[0], signal.SIGKILL)
+    pid = own_postmaster(fault)
+    if pid is None:
+        return (f"no live postmaster of this run (no postmaster.pid naming one under {fault.tmp}); "
+                f"its processes: {[cmd[:80] for _, cmd in fault.leftovers()]}")
+    os.kill(pid, signal.SIGKILL)
     return ""
 
 
@@ -306,6 +325,9 @@ def run(ctx, result):
             result.failures.append(f"{name}: the run ended (exit {fault.code}) before the fault "
                                    f"could be injected: {fault.progress()[-300:]}")
             continue
+        # Not injected (the failure is recorded): its run is no test of the fault, so it is not
+        # judged, only cleaned up after.
+        injected = not inject or fault.injected == ""
         # The harness is gone; whatever of its run is still alive now was left behind.
         wait_until(lambda: not fault.leftovers(), 2)
         left = fault.leftovers()
@@ -320,6 +342,8 @@ def run(ctx, result):
         in_tmp = os.listdir(fault.tmp)
         temp_left += len(in_tmp)
         result.expect(not in_tmp, f"{name}: left in TMPDIR: {in_tmp}")
+        if not injected:
+            continue
         document, problem = fault.results(validator)
         if document is None:
             result.failures.append(f"{name}: {problem} (exit {fault.code}): "
