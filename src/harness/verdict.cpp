@@ -172,14 +172,19 @@ Ranking rank(const std::vector<Candidate>& candidates, const std::vector<unsigne
   return ranking;
 }
 
-std::vector<unsigned> levels_of(const std::vector<const PointResult*>& points) {
-  std::vector<unsigned> levels;
+bool has_level(const Candidate& c, unsigned level) {
+  return std::any_of(c.points.begin(), c.points.end(),
+                     [&](const PointResult* p) { return p->connections == level; });
+}
+
+std::vector<unsigned> all_levels(const std::vector<const PointResult*>& points) {
+  std::vector<unsigned> all;
   for (const PointResult* p : points) {
-    if (std::find(levels.begin(), levels.end(), p->connections) == levels.end())
-      levels.push_back(p->connections);
+    if (std::find(all.begin(), all.end(), p->connections) == all.end())
+      all.push_back(p->connections);
   }
-  std::sort(levels.begin(), levels.end());
-  return levels;
+  std::sort(all.begin(), all.end());
+  return all;
 }
 
 WorkloadVerdict decide_workload(const RunResults& results, const std::string& workload) {
@@ -187,16 +192,14 @@ WorkloadVerdict decide_workload(const RunResults& results, const std::string& wo
   verdict.workload = workload;
   const std::vector<const PointResult*> points = closed_points(results, workload);
   if (points.empty()) return verdict;
-  verdict.levels = levels_of(points);
   const std::vector<Candidate> candidates = candidates_of(results, points);
+  verdict.levels = all_levels(points);
   verdict.throughput = rank(candidates, verdict.levels, kThroughput, results.baseline);
   verdict.cpu = rank(candidates, verdict.levels, kCpu, results.baseline);
   for (unsigned level : verdict.levels) {
     std::vector<Candidate> at_level;
     for (const Candidate& c : candidates) {
-      const bool ran = std::any_of(c.points.begin(), c.points.end(),
-                                   [&](const PointResult* p) { return p->connections == level; });
-      if (ran) at_level.push_back(c);
+      if (has_level(c, level)) at_level.push_back(c);
     }
     verdict.by_level.push_back({level, rank(at_level, {level}, kThroughput, results.baseline),
                                 rank(at_level, {level}, kCpu, results.baseline)});
