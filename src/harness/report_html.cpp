@@ -21,6 +21,11 @@ td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space:
 .alert { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.6em 0.9em; }
 .charts { display: flex; flex-wrap: wrap; gap: 1em; }
 figure.chart { margin: 0; }
+#verdict { background: #f7f9fc; border: 1px solid #d5deea; padding: 0.2em 1em 0.6em; }
+#verdict h2 { margin-top: 0.6em; }
+ul.verdict { padding-left: 1.2em; }
+ul.verdict li { margin: 0.2em 0; }
+ul.verdict .what { font-weight: 600; }
 )css";
 
 std::string table_html(const ReportTable& table, const std::string& css_class) {
@@ -78,6 +83,28 @@ std::string notes_html(const ReportModel& model) {
   return out + "</section>\n";
 }
 
+// The answer first: per workload, its rankings, the baseline's name in bold.
+std::string verdict_html(const ReportModel& model) {
+  if (model.verdict.empty()) return "";
+  std::string out = "<section id=\"verdict\">\n<h2>Verdict</h2>\n<p>" +
+                    escape_html(model.verdict_rule) + "</p>\n";
+  for (const VerdictBlock& block : model.verdict) {
+    out += "<h3>" + escape_html(block.workload) + " <small>(" + escape_html(block.levels) +
+           ")</small></h3>\n<ul class=\"verdict\" data-workload=\"" +
+           escape_html(block.workload) + "\">\n";
+    for (const VerdictLine& line : block.lines) {
+      out += "<li><span class=\"what\">" + escape_html(line.label) + ":</span> ";
+      for (const VerdictPiece& piece : line.pieces) {
+        const std::string text = escape_html(piece.text);
+        out += piece.baseline ? "<strong>" + text + "</strong>" : text;
+      }
+      out += "</li>\n";
+    }
+    out += "</ul>\n";
+  }
+  return out + "</section>\n";
+}
+
 std::string sections_html(const ReportModel& model) {
   std::string out = notes_html(model);
   out += "<section>\n<h2>" + escape_html(model.errors.heading) + "</h2>\n" +
@@ -110,6 +137,7 @@ std::string render_html(const RunResults& results, std::string_view uplot_js,
   out += "<h1>" + escape_html(model.title) + "</h1>\n";
   for (const std::string& alert : model.alerts)
     out += "<p class=\"alert\">" + escape_html(alert) + "</p>\n";
+  out += verdict_html(model);
   for (const std::string& sentence : model.preamble)
     out += "<p>" + escape_html(sentence) + "</p>\n";
   if (!charts) {

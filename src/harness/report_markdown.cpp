@@ -25,12 +25,32 @@ void append_list(std::string& out, const std::vector<std::string>& items) {
   if (!items.empty()) out += "\n";
 }
 
+// The answer first: per workload, its rankings, the baseline's name in bold.
+void append_verdict(std::string& out, const ReportModel& model) {
+  if (model.verdict.empty()) return;
+  out += "## Verdict\n\n" + escape_markdown(model.verdict_rule) + "\n\n";
+  for (const VerdictBlock& block : model.verdict) {
+    out += "**" + escape_markdown(block.workload) + "** (" + escape_markdown(block.levels) +
+           ")\n\n";
+    for (const VerdictLine& line : block.lines) {
+      out += "- " + escape_markdown(line.label) + ": ";
+      for (const VerdictPiece& piece : line.pieces) {
+        const std::string text = escape_markdown(piece.text);
+        out += piece.baseline ? "**" + text + "**" : text;
+      }
+      out += "\n";
+    }
+    out += "\n";
+  }
+}
+
 }  // namespace
 
 std::string render_markdown(const RunResults& results) {
   const ReportModel model = build_report_model(results);
   std::string out = "# " + escape_markdown(model.title) + "\n\n";
   for (const std::string& alert : model.alerts) out += "> **" + escape_markdown(alert) + "**\n\n";
+  append_verdict(out, model);
   for (const std::string& sentence : model.preamble) out += escape_markdown(sentence) + "\n";
   out += "\n";
   for (const WorkloadSection& section : model.workloads) {

@@ -11,8 +11,6 @@
 namespace ringside::harness {
 namespace {
 
-constexpr double kNoisySpread = 0.05;  // the engine's threshold for `noisy` (issue 9)
-
 struct FlagMeaning {
   const char* flag;
   const char* meaning;
@@ -36,17 +34,15 @@ constexpr FlagMeaning kFlagMeanings[] = {
      "the heading says"},
     {"errors", "some requests failed or were answered with a status other than 2xx"},
     {"noisy",
-     "the rounds spread more than 5% around the median: a difference smaller than that spread "
-     "is not a real difference"},
+     "the point did not converge: its median's interval stayed wider than the run's target when "
+     "its rounds ended, so a difference smaller than that interval is not a real difference"},
     {"failed", "the contestant failed at this point: nothing was measured"},
 };
 
-std::string pair_text(const std::string& a, const std::string& b) {
-  return a + "–" + b;
-}
-
-double ratio_of(double value, double base) {
-  return std::isfinite(value) && std::isfinite(base) && base > 0 ? value / base : kUnmeasured;
+// The same point's label in the verdict: "nginx via wrk" when the workload compares loaders.
+std::string place_in(const Ranking& ranking, const PointResult& p) {
+  const std::string via = place_of(ranking, p.contestant + " via " + p.loader);
+  return via.empty() ? place_of(ranking, p.contestant) : via;
 }
 
 bool same_group(const PointResult& p, const PointGroupKey& key) {
@@ -116,23 +112,26 @@ std::string errors_cell(const RoundFigures& figures) {
   return format_count(total) + (detail.empty() ? "" : " (" + detail + ")");
 }
 
+// How far the median's interval reaches from it, relative to it.
 double largest_spread(const PointResult& point) {
   const double median = point.median.requests_per_s;
   if (!std::isfinite(median) || median <= 0) return kUnmeasured;
+  const Span span = requests_per_s_span(point);
   double spread = 0;
-  if (std::isfinite(point.requests_per_s_min))
-    spread = std::max(spread, (median - point.requests_per_s_min) / median);
-  if (std::isfinite(point.requests_per_s_max))
-    spread = std::max(spread, (point.requests_per_s_max - median) / median);
+  if (std::isfinite(span.low)) spread = std::max(spread, (median - span.low) / median);
+  if (std::isfinite(span.high)) spread = std::max(spread, (span.high - median) / median);
   return spread;
 }
 
 class ModelBuilder {
  public:
-  explicit ModelBuilder(const RunResults& results) : results_(results) {}
+  explicit ModelBuilder(const RunResults& results)
+      : results_(results), verdict_(decide_verdict(results)) {}
 
   ReportModel build() {
     describe_run();
+    model_.verdict_rule = verdict_rule_text();
+    model_.verdict = verdict_blocks(verdict_);
     for (const std::string& workload : workload_order(results_))
       model_.workloads.push_back(section(workload));
     explain_flags();
@@ -157,7 +156,8 @@ class ModelBuilder {
     model_.preamble.push_back(run + ".");
     std::string method = "Each figure is the median of " + std::to_string(r.rounds) +
                          (r.rounds == 1 ? " round" : " rounds") +
-                         "; min–max is the spread of requests/s over the rounds";
+                         "; in brackets, the interval of requests/s: the median's confidence "
+                         "interval (the rounds' min–max in results that have none)";
     if (has_baseline()) {
       method += "; ratios are against " + r.baseline +
                 " (closed model: its requests/s; equal load: its p99 latency)";
@@ -218,7 +218,7 @@ class ModelBuilder {
                (key.loader == "ringside" ? "" : "-" + key.loader);
     table.heading =
         open ? "Equal load: " + describe_point(*points.front()) : describe_point(*points.front());
-    table.columns = {"contestant", "req/s",   "min–max",  "p50",      "p99",  "max",
+    table.columns = {"contestant", "req/s",   "interval", "p50",      "p99",  "max",
                      "errors",     "CPU/req", "idle RSS", "peak RSS", "flags"};
     table.numeric = {false, true, true, true, true, true, true, true, true, true, false};
     // The database's share of each request, beside the server's, where one was measured.
@@ -250,7 +250,31 @@ class ModelBuilder {
       }
       table.rows.push_back(std::move(row));
     }
+    if (!open) add_places(table, points, key.connections);
     return table;
+  }
+
+  // The verdict at this level, as the table's first column: "1", "2=" (a tie), "" (not ranked).
+  void add_places(ReportTable& table, const std::vector<const PointResult*>& points,
+                  unsigned connections) const {
+    const LevelVerdict* level = level_verdict(points.front()->workload, connections);
+    table.columns.insert(table.columns.begin(), "rank");
+    table.numeric.insert(table.numeric.begin(), true);
+    for (std::size_t i = 0; i < points.size(); ++i) {
+      const std::string place =
+          level != nullptr ? place_in(level->throughput, *points[i]) : std::string();
+      table.rows[i].insert(table.rows[i].begin(), place);
+    }
+  }
+
+  const LevelVerdict* level_verdict(const std::string& workload, unsigned connections) const {
+    for (const WorkloadVerdict& w : verdict_.workloads) {
+      if (w.workload != workload) continue;
+      for (const LevelVerdict& level : w.by_level) {
+        if (level.connections == connections) return &level;
+      }
+    }
+    return nullptr;
   }
 
   std::vector<std::string> point_row(const PointResult& p, const PointResult* base, bool open,
@@ -266,9 +290,9 @@ class ModelBuilder {
       const RoundFigures& m = p.median;
       row = {p.contestant,
              format_rate(m.requests_per_s),
-             std::isfinite(p.requests_per_s_min) && std::isfinite(p.requests_per_s_max)
-                 ? pair_text(format_rate(p.requests_per_s_min), format_rate(p.requests_per_s_max))
-                 : dash,
+             format_rate_span(requests_per_s_span(p)).empty()
+                 ? dash
+                 : format_rate_span(requests_per_s_span(p)),
              format_latency(m.latency.p50),
              format_latency(m.latency.p99),
              format_latency(m.latency.max),
@@ -279,12 +303,15 @@ class ModelBuilder {
              flags_cell(p)};
     }
     if (ratios) {
-      double ratio = kUnmeasured;
+      RatioCall call;
       if (base != nullptr && p.failure.empty()) {
-        ratio = open ? ratio_of(p.median.latency.p99, base->median.latency.p99)
-                     : ratio_of(p.median.requests_per_s, base->median.requests_per_s);
+        call = open ? call_ratio(p.median.latency.p99, p99_span(p), base->median.latency.p99,
+                                 p99_span(*base))
+                    : call_ratio(p.median.requests_per_s, requests_per_s_span(p),
+                                 base->median.requests_per_s, requests_per_s_span(*base));
+        if (&p == base) call.tie = false;  // the baseline against itself: 1.00×, no tie to call
       }
-      row.push_back(format_ratio(ratio));
+      row.push_back(format_ratio_call(call));
     }
     return row;
   }
@@ -315,10 +342,10 @@ class ModelBuilder {
   static std::string note_text(const PointResult& p, const std::string& flag) {
     if (flag == "failed") return p.failure;
     if (flag == "noisy") {
-      return "the rounds spread " + format_change(largest_spread(p)).substr(1) +
-             " around the median (requests/s " + format_rate(p.requests_per_s_min) + "–" +
-             format_rate(p.requests_per_s_max) +
-             "): a difference smaller than that is not a real difference";
+      return "it did not converge: requests/s " + format_rate(p.median.requests_per_s) + " " +
+             format_rate_span(requests_per_s_span(p)) + ", up to " +
+             format_change(largest_spread(p)).substr(1) +
+             " from the median: a difference smaller than that is not a real difference";
     }
     const std::vector<std::string>& flags = p.median.flags;
     const auto at = std::find(flags.begin(), flags.end(), flag);
@@ -433,6 +460,7 @@ class ModelBuilder {
   }
 
   const RunResults& results_;
+  const Verdict verdict_;
   ReportModel model_;
   std::vector<std::string> seen_flags_;
 };

@@ -1,6 +1,7 @@
 // What the reports of `ringside compare` say, decided once for report.md and report.html: the
-// tables (plain text cells; each renderer escapes for its format), the numbered notes that the
-// flags refer to, and the sections around them. Built from a RunResults alone.
+// verdict that opens them, the tables (plain text cells; each renderer escapes for its format), the
+// numbered notes that the flags refer to, and the sections around them. Built from a RunResults
+// alone.
 //
 //   const ReportModel model = build_report_model(results);
 //   for (const WorkloadSection& section : model.workloads) ...   // one table per point group
@@ -9,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "harness/report_verdict.hpp"
 #include "harness/results.hpp"
 
 namespace ringside::harness {
@@ -37,6 +39,9 @@ struct WorkloadSection {
 
 struct ReportModel {
   std::string title;
+  // The answer first: per workload, the contestants ranked (harness/verdict.hpp).
+  std::string verdict_rule;
+  std::vector<VerdictBlock> verdict;
   std::vector<std::string> preamble;  // sentences
   std::vector<std::string> alerts;    // partial run, missing baseline, ...
   std::vector<WorkloadSection> workloads;

@@ -8,6 +8,7 @@
 
 #include "harness/report_format.hpp"
 #include "harness/report_model.hpp"
+#include "harness/verdict.hpp"
 #include "load/report.hpp"
 
 namespace ringside::harness {
@@ -41,12 +42,81 @@ std::string ratio_text(const RunResults& results, const PointResult& point) {
   const PointResult* base = baseline_point(results, point);
   if (base == nullptr || !base->failure.empty() || !point.failure.empty()) return "-";
   if (point.contestant == results.baseline) return "baseline";
-  if (point.mode == "closed") {
-    const double ratio = point.median.requests_per_s / base->median.requests_per_s;
-    return std::isfinite(ratio) ? printf_text("%.2fx", ratio) : "-";
+  const bool closed = point.mode == "closed";
+  const RatioCall call =
+      closed ? call_ratio(point.median.requests_per_s, requests_per_s_span(point),
+                          base->median.requests_per_s, requests_per_s_span(*base))
+             : call_ratio(point.median.latency.p99, p99_span(point), base->median.latency.p99,
+                          p99_span(*base));
+  if (!std::isfinite(call.ratio)) return "-";
+  return printf_text(closed ? "%.2fx" : "%.2fx p99", call.ratio) + (call.tie ? ", tie" : "");
+}
+
+std::string span_text(const Span& span, std::string (*format)(double)) {
+  if (!std::isfinite(span.low) || !std::isfinite(span.high)) return "-";
+  return "[" + format(span.low) + "-" + format(span.high) + "]";
+}
+
+std::string cpu_text(double micros) {
+  return std::isfinite(micros) ? printf_text(micros < 100 ? "%.1f" : "%.0f", micros) : "-";
+}
+
+// One side of the verdict: place, name (* the baseline), figure, interval; then those apart.
+std::vector<Row> ranking_rows(const Ranking& ranking, std::string (*format)(double)) {
+  std::vector<Row> rows;
+  for (const TieGroup& group : ranking.groups) {
+    for (const RankedEntry& entry : group.entries) {
+      rows.push_back({std::to_string(group.place) + (group.tie() ? "=" : ""),
+                      entry.label + (entry.baseline ? "*" : ""), format(entry.score),
+                      span_text(entry.span, format)});
+    }
   }
-  const double ratio = point.median.latency.p99 / base->median.latency.p99;
-  return std::isfinite(ratio) ? printf_text("%.2fx p99", ratio) : "-";
+  return rows;
+}
+
+std::vector<std::string> aligned(const std::vector<Row>& rows) {
+  std::vector<std::size_t> widths(4, 0);
+  for (const Row& row : rows) {
+    for (std::size_t i = 0; i < row.size(); ++i) widths[i] = std::max(widths[i], row[i].size());
+  }
+  std::vector<std::string> lines;
+  for (const Row& row : rows) {
+    std::string line = row[0] + std::string(widths[0] - row[0].size() + 1, ' ');
+    line += row[1] + std::string(widths[1] - row[1].size() + 1, ' ');
+    line += std::string(widths[2] - row[2].size(), ' ') + row[2] + " ";
+    line += row[3] + std::string(widths[3] - row[3].size(), ' ');
+    lines.push_back(line);
+  }
+  return lines;
+}
+
+// The answer first, two rankings side by side, under 100 columns for up to 20-letter names.
+std::string verdict_text(const Verdict& verdict) {
+  if (verdict.workloads.empty()) return "";
+  std::string text = "verdict: geometric mean over the closed levels, [low-high] its interval, "
+                     "2= a tie" + std::string(verdict.baseline.empty() ? "" : ", * the baseline") +
+                     "\n";
+  for (const WorkloadVerdict& w : verdict.workloads) {
+    std::string levels;
+    for (unsigned level : w.levels) levels += (levels.empty() ? "" : ",") + std::to_string(level);
+    const std::vector<std::string> left = aligned(ranking_rows(w.throughput, short_rate));
+    const std::vector<std::string> right = aligned(ranking_rows(w.cpu, cpu_text));
+    const std::size_t width = std::max<std::size_t>(left.empty() ? 0 : left[0].size(), 10);
+    const std::string header = "req/s";
+    text += "  " + w.workload + " at c=" + levels + "\n    " + header +
+            std::string(width - header.size() + 4, ' ') + "CPU us/req (lower is better)\n";
+    for (std::size_t i = 0; i < std::max(left.size(), right.size()); ++i) {
+      const std::string l = i < left.size() ? left[i] : std::string(width, ' ');
+      std::string line = "    " + l + "    " + (i < right.size() ? right[i] : "");
+      while (!line.empty() && line.back() == ' ') line.pop_back();
+      text += line + "\n";
+    }
+    std::string apart;
+    for (const Unranked& u : w.throughput.unranked)
+      apart += (apart.empty() ? "" : ", ") + u.label + " (" + u.why + ")";
+    if (!apart.empty()) text += "    not ranked: " + apart + "\n";
+  }
+  return text;
 }
 
 std::string errors_text(const RoundFigures& figures) {
@@ -81,6 +151,20 @@ std::string render_table(const std::vector<Row>& rows) {
   return text;
 }
 
+// A closed point's place at its level ("1", "2="); "" for open points and those not ranked.
+std::string place_at(const Verdict& verdict, const PointResult& point) {
+  if (point.mode != "closed") return "";
+  for (const WorkloadVerdict& w : verdict.workloads) {
+    if (w.workload != point.workload) continue;
+    for (const LevelVerdict& level : w.by_level) {
+      if (level.connections != point.connections) continue;
+      const std::string via = place_of(level.throughput, point.contestant + " via " + point.loader);
+      return via.empty() ? place_of(level.throughput, point.contestant) : via;
+    }
+  }
+  return "";
+}
+
 const ContestantResult* contestant_named(const RunResults& results, const std::string& name) {
   for (const ContestantResult& contestant : results.contestants) {
     if (contestant.name == name) return &contestant;
@@ -104,16 +188,17 @@ std::string memory_text(double kib) {
 }
 
 std::string render_text_report(const RunResults& results) {
-  std::string text;
+  const Verdict verdict = decide_verdict(results);
+  std::string text = verdict_text(verdict);
   for (const WorkloadInfo& workload : results.workloads) {
-    std::vector<Row> rows = {{"contestant", "mode", "conns", "req/s", "min-max", "p50", "p99",
+    std::vector<Row> rows = {{"contestant", "#", "mode", "conns", "req/s", "interval", "p50", "p99",
                               "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
                               "vs " + results.baseline, "flags"}};
     // The database's CPU and queries per request, where the harness's PostgreSQL served some.
     const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {
       return p.workload == workload.name && database_worked(p);
     });
-    if (database) rows[0].insert(rows[0].begin() + 10, {"DB us/req", "q/req"});
+    if (database) rows[0].insert(rows[0].begin() + 11, {"DB us/req", "q/req"});
     std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
     std::vector<std::string> noisy;
     for (const PointResult& point : results.points) {
@@ -121,9 +206,9 @@ std::string render_text_report(const RunResults& results) {
       const ContestantResult* contestant = contestant_named(results, point.contestant);
       const std::string mode = point.mode == "open" ? "open " + short_rate(point.rate) + "/s" : "closed";
       if (point.rounds.empty()) {
-        rows.push_back({point.contestant, mode, std::to_string(point.connections), "failed", "", "", "",
-                        "", "", "", "", "", "", point.failure});
-        if (database) rows.back().insert(rows.back().begin() + 10, {"", ""});
+        rows.push_back({point.contestant, "", mode, std::to_string(point.connections), "failed", "", "",
+                        "", "", "", "", "", "", "", point.failure});
+        if (database) rows.back().insert(rows.back().begin() + 11, {"", ""});
         continue;
       }
       const RoundFigures& m = point.median;
@@ -131,16 +216,16 @@ std::string render_text_report(const RunResults& results) {
       for (const std::string& flag : m.flags) flags += (flags.empty() ? "" : ",") + flag;
       if (point.noisy) flags += std::string(flags.empty() ? "" : ",") + "noisy";
       if (!point.failure.empty()) flags += std::string(flags.empty() ? "" : ",") + "failed";
-      rows.push_back({point.contestant, mode, std::to_string(point.connections),
-                      short_rate(m.requests_per_s),
-                      short_rate(point.requests_per_s_min) + "-" + short_rate(point.requests_per_s_max),
+      rows.push_back({point.contestant, place_at(verdict, point), mode,
+                      std::to_string(point.connections), short_rate(m.requests_per_s),
+                      span_text(requests_per_s_span(point), short_rate),
                       latency_text(m.latency.p50), latency_text(m.latency.p99),
                       latency_text(m.latency.max), errors_text(m),
                       std::isfinite(m.server_cpu_us_per_request) ? printf_text("%.1f", m.server_cpu_us_per_request) : "-",
                       memory_text(contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured),
                       memory_text(m.rss_peak_kib), ratio_text(results, point), flags});
       if (database) {
-        rows.back().insert(rows.back().begin() + 10,
+        rows.back().insert(rows.back().begin() + 11,
                            {std::isfinite(m.database.cpu_us_per_request)
                                 ? printf_text("%.1f", m.database.cpu_us_per_request)
                                 : "-",
@@ -163,8 +248,8 @@ std::string render_text_report(const RunResults& results) {
       std::string which;
       for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
       text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
-              " points: " + which + "): the rounds' requests/s spread more than 5% around the "
-              "median; run more rounds or quiet the machine\n";
+              " points: " + which + "): they did not converge, their requests/s interval stayed "
+              "wider than the run's target; run more rounds or quiet the machine\n";
     }
   }
   std::string absent;

@@ -71,6 +71,8 @@ class Page(HTMLParser):
         self.chart_canvases = 0
         self.resource_attributes = []
         self.texts = []
+        self.chart_series = []  # per chart: its series' labels, colours and widths (data-series)
+        self.sections = []      # the ids of <section>s and the workloads' names, in page order
         self._open_charts = 0
         self.feed(text)
 
@@ -82,6 +84,10 @@ class Page(HTMLParser):
             self.table_ids.append(attrs.get("id", ""))
         if tag == "figure" and "chart" in attrs.get("class", "").split():
             self.charts += 1
+            if "data-series" in attrs:
+                self.chart_series.append(json.loads(attrs["data-series"]))
+        if tag == "section":
+            self.sections.append(attrs.get("id") or attrs.get("data-workload", ""))
         if tag == "canvas":
             self.chart_canvases += 1
         for name in ("src", "href", "srcset", "action", "poster", "data"):
@@ -175,6 +181,78 @@ class CompareReport(unittest.TestCase):
         self.assertIn("crashed: exit code 134 (SIGABRT)", text)
         with open(os.path.join(folder, "report.md")) as f:
             self.assertTrue(f.read().startswith("# ringside compare: default\n"))
+
+    def test_verdict_first_and_one_colour_per_contestant(self):
+        """The verdict opens the page; every chart draws a contestant in the same colour, no two
+        contestants alike, and the baseline wider than the others."""
+        folder, results = self.copy_fixture("run-a")
+        page = self.assert_renders(self.report(folder), results)
+        self.assertEqual(page.sections[0], "verdict", page.sections)
+        text = re.sub(r"\s+", " ", " ".join(page.texts))
+        verdict = text[text.index("Verdict"):text.index("hello: GET /")]
+        self.assertIn("requests/s: 1. ringside 103,729 [101,995–104,472] (baseline) · 2. rust-hyper",
+                      verdict)
+        self.assertIn("not ranked: express (failed at 100 connections)", verdict)
+        self.assertEqual(len(page.chart_series), page.charts, "every chart lists its series")
+        colours = {}
+        for series in page.chart_series:
+            for s in series:
+                colours.setdefault(s["label"], set()).add(s["stroke"])
+                self.assertEqual(s["width"] > 2, s["label"] == results["baseline"], s)
+        self.assertTrue(all(len(c) == 1 for c in colours.values()), colours)
+        distinct = {next(iter(c)) for c in colours.values()}
+        self.assertEqual(len(distinct), len(colours), colours)
+        self.assertGreaterEqual(len(colours), 4)
+
+    def test_twelve_contestants_get_twelve_colours(self):
+        """Past ten contestants the palette used to wrap (ringside and the eleventh shared a red)."""
+        def change(results):
+            template = results["points"][0]
+            for i in range(8):
+                name = f"extra-{i}"
+                results["contestants"].append(dict(results["contestants"][0], name=name))
+                results["points"].append(dict(template, contestant=name))
+        folder, results = self.copy_fixture("run-a", change)
+        page = self.assert_renders(self.report(folder), results)
+        colours = {}
+        for series in page.chart_series:
+            for s in series:
+                colours.setdefault(s["label"], set()).add(s["stroke"])
+        self.assertEqual(len(colours), 12)
+        self.assertEqual(len({next(iter(c)) for c in colours.values()}), 12, colours)
+
+    def test_the_legend_shows_values_under_the_cursor(self):
+        """A synthetic mouse move over the first chart (requests/s) fills its legend with the
+        values there, with their interval, instead of uPlot's "--"."""
+        folder, results = self.copy_fixture("run-a")
+        html = self.report(folder)
+        with open(html) as f:
+            text = f.read()
+        probe = """<script>
+setTimeout(function () {
+  var figure = document.querySelector("figure.chart");
+  var over = figure.querySelector(".u-over");
+  var r = over.getBoundingClientRect();
+  over.dispatchEvent(new MouseEvent("mousemove", {clientX: r.left + r.width / 2,
+                                                  clientY: r.top + r.height / 2, bubbles: true}));
+  setTimeout(function () {
+    var values = Array.prototype.filter.call(figure.querySelectorAll(".u-legend .u-series"),
+      function (row) { return row.style.display !== "none"; }).map(function (row) {
+        var v = row.querySelector(".u-value");
+        return v ? v.textContent : "";
+      });
+    document.body.dataset.legend = JSON.stringify(values);
+  }, 100);
+}, 100);
+</script></body>"""
+        with open(html, "w") as f:
+            f.write(text.replace("</body>", probe))
+        page = Page(render_dom(html))
+        self.assertEqual(page.body.get("data-errors", ""), "")
+        values = json.loads(page.body["data-legend"])
+        self.assertEqual(values[0], "100", "the cursor is at 100 connections")
+        self.assertRegex(values[1], r"^118,566 \[116,584–119,416\]$", values)
+        self.assertNotIn("--", values)
 
     def test_partial_run_renders(self):
         folder, results = self.copy_fixture("partial")

@@ -70,6 +70,18 @@ TEST(ReportHtml, TablesAndChartPlacesForEveryWorkload) {
   EXPECT_EQ(page.find("id=\"charts-missing\""), std::string::npos);
 }
 
+TEST(ReportHtml, TheVerdictComesFirstWithTheBaselineInBold) {
+  const std::string page = render_html(small_run(), kFakeUplot, kFakeCss);
+  const auto verdict = page.find("<section id=\"verdict\">");
+  ASSERT_NE(verdict, std::string::npos);
+  EXPECT_LT(verdict, page.find("<section class=\"workload\""));
+  EXPECT_LT(verdict, page.find("<table"));
+  EXPECT_NE(page.find("<li><span class=\"what\">requests/s:</span> 1. <strong>ringside</strong> "
+                      "100,000 [99,000–101,000] (baseline) · 2. node-http 12,345"),
+            std::string::npos)
+      << page.substr(verdict, 2000);
+}
+
 TEST(ReportHtml, WithoutUplotItSaysWhatToRun) {
   const std::string page = render_html(small_run(), "", "");
   EXPECT_NE(page.find("id=\"charts-missing\""), std::string::npos);

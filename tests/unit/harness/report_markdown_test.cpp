@@ -14,18 +14,27 @@ using testing::small_run;
 TEST(ReportMarkdown, SmallRunHasTheExactStructure) {
   const std::string expected = R"md(# ringside compare: tiny
 
+## Verdict
+
+Each score is the geometric mean of a contestant's medians over the workload's connection levels (closed model), in brackets its interval; contestants whose intervals overlap share a place ("2.=", a tie).
+
+**hello** (10 connections)
+
+- requests/s: 1. **ringside** 100,000 \[99,000–101,000\] (baseline) · 2. node-http 12,345 \[12,000–12,500\]
+- CPU per request (lower is better): 1. **ringside** 7.90 µs \[7.90–7.90\] (baseline) · 2. node-http 66.0 µs \[66.0–66.0\]
+
 Scenario tiny (scenarios/tiny.toml), run from 2025-06-02T09:14:03Z to 2025-06-02T09:14:30Z by ringside 0.9.0.
-Each figure is the median of 1 round; min–max is the spread of requests/s over the rounds; ratios are against ringside (closed model: its requests/s; equal load: its p99 latency).
+Each figure is the median of 1 round; in brackets, the interval of requests/s: the median's confidence interval (the rounds' min–max in results that have none); ratios are against ringside (closed model: its requests/s; equal load: its p99 latency).
 Closed model: a fixed number of connections sending as fast as the server answers. Open model (equal load): every contestant offered the same request rate, latency corrected for coordinated omission, so latency and CPU per request compare at the same load.
 
 ## hello: GET /
 
 ### 10 connections
 
-| contestant | req/s | min–max | p50 | p99 | max | errors | CPU/req | idle RSS | peak RSS | flags | req/s vs ringside |
-|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|
-| ringside | 100,000 | 99,000–101,000 | 80 µs | 0.25 ms | 1.20 ms | 0 | 7.90 µs | 1.6 MB | 2.0 MB |  | 1.00× |
-| node-http | 12,345 | 12,000–12,500 | 0.79 ms | 2.10 ms | 45.0 ms | 7 (reset 2, HTTP 503 5) | 66.0 µs | 45.9 MB | 51.2 MB | listen-overflow \[1\] | 0.12× |
+| rank | contestant | req/s | interval | p50 | p99 | max | errors | CPU/req | idle RSS | peak RSS | flags | req/s vs ringside |
+|--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|
+| 1 | ringside | 100,000 | \[99,000–101,000\] | 80 µs | 0.25 ms | 1.20 ms | 0 | 7.90 µs | 1.6 MB | 2.0 MB |  | 1.00× |
+| 2 | node-http | 12,345 | \[12,000–12,500\] | 0.79 ms | 2.10 ms | 45.0 ms | 7 (reset 2, HTTP 503 5) | 66.0 µs | 45.9 MB | 51.2 MB | listen-overflow \[1\] | 0.12× |
 
 ## Notes
 
@@ -91,6 +100,24 @@ TEST(ReportMarkdown, DatabaseColumnsBesideTheServersCpu) {
       << "no database, no columns";
 }
 
+// A difference inside the intervals is a tie, in the verdict and in the ratio column.
+TEST(ReportMarkdown, OverlappingIntervalsReadAsATie) {
+  RunResults run = small_run();
+  PointResult& node = run.points[1];
+  node.median.requests_per_s = 102'000;
+  node.requests_per_s_interval = {100'500, 103'000, 0.95};
+  run.points[0].requests_per_s_interval = {98'000, 101'000, 0.95};
+  const std::string text = render_markdown(run);
+  EXPECT_NE(text.find("- requests/s: 1.= node-http 102,000 \\[100,500–103,000\\], **ringside** "
+                      "100,000 \\[98,000–101,000\\] (baseline) (tie)\n"),
+            std::string::npos)
+      << text;
+  EXPECT_NE(text.find("| 1= | node-http | 102,000 |"), std::string::npos) << text;
+  EXPECT_NE(text.find("| 1.02×, tie |"), std::string::npos) << "never a win";
+  EXPECT_NE(text.find("| 1.00× |"), std::string::npos) << "the baseline itself";
+  EXPECT_LT(text.find("## Verdict"), text.find("## hello")) << "the answer first";
+}
+
 TEST(ReportMarkdown, PartialRunSaysSoFirst) {
   RunResults results = small_run();
   results.partial = true;
@@ -126,11 +153,16 @@ TEST(ReportMarkdown, SampleRunShowsEveryGroupAndExplainsEveryFlag) {
         "## Contestants\n", "## Machine\n", "## Scenario\n"}) {
     EXPECT_NE(text.find(heading), std::string::npos) << heading;
   }
+  // The verdict opens the report; a contestant that failed a level is ranked apart.
+  EXPECT_LT(text.find("## Verdict\n"), text.find("## hello: GET /\n"));
+  EXPECT_NE(text.find("- requests/s: 1. **ringside** 103,729"), std::string::npos) << text;
+  EXPECT_NE(text.find("- not ranked: express (failed at 100 connections)\n"), std::string::npos);
   // The open tables compare tails, not throughput, against the baseline.
   EXPECT_NE(text.find("| flags | p99 vs ringside |"), std::string::npos);
   EXPECT_NE(text.find("| express | failed | – |"), std::string::npos);
   EXPECT_NE(text.find("crashed: exit code 134 (SIGABRT)"), std::string::npos);
-  EXPECT_NE(text.find("**noisy**: the rounds spread 10.9% around the median"), std::string::npos);
+  EXPECT_NE(text.find("**noisy**: it did not converge: requests/s 24,768 \\[22,080–25,920\\]"), std::string::npos) << text;
+  EXPECT_NE(text.find("up to 10.9% from the median"), std::string::npos);
   EXPECT_NE(text.find("**loader-bound**: the loader used 98% of its core"), std::string::npos);
   EXPECT_NE(text.find("**syn-retransmits**: 1,840 SYNs were retransmitted"), std::string::npos);
   EXPECT_NE(text.find("deno skipped: runtime 'deno' is not on PATH"), std::string::npos);

@@ -52,8 +52,8 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   PointResult failed;
   failed.workload = "hello";
   failed.contestant = "deno";
-  failed.connections = 1000;
-  failed.failure = "round 1: exited (exit 7) during hello at 1000 connections";
+  failed.connections = 100;
+  failed.failure = "round 1: exited (exit 7) during hello at 100 connections";
   results.points.push_back(failed);
   results.partial = true;
 
@@ -69,8 +69,15 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
   EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
   EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
-  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): the rounds' requests/s spread"),
+  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): they did not converge"),
             std::string::npos) << text;
+  // The verdict opens the report: ringside first (the baseline, starred), deno apart.
+  EXPECT_EQ(text.find("verdict: "), 0u) << text;
+  EXPECT_LT(text.find("    1 ringside* 120.0k [118.8k-121.2k]"), text.find("hello (GET /)\n"))
+      << text;
+  EXPECT_NE(text.find("    2 node-http  30.0k [29.7k-30.3k]"), std::string::npos) << text;
+  EXPECT_NE(text.find("    not ranked: deno (failed at 100 connections)\n"), std::string::npos)
+      << text;
   EXPECT_NE(text.find("deno"), std::string::npos);
   EXPECT_NE(text.find("failed"), std::string::npos);
   EXPECT_NE(text.find("  bun: failed: validation failed: pipelined x16: closed"), std::string::npos);
@@ -109,6 +116,27 @@ TEST(ReportText, DatabaseColumnsOnlyWhereTheDatabaseServedQueries) {
   EXPECT_NE(users_table.find("1.00"), std::string::npos);
   EXPECT_NE(users_table.find("81.7"), std::string::npos);
   EXPECT_NE(users_table.find("2.00"), std::string::npos) << "two queries per request show";
+}
+
+TEST(ReportText, ARatioInsideTheNoiseIsATieAndTheVerdictFitsInAHundredColumns) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.points.push_back(closed_point("ringside", 100000));     // [99.0k-101.0k]
+  results.points.push_back(closed_point("a-long-contestant-name", 101500));  // overlaps: a tie
+  results.points.push_back(closed_point("node-http", 50000));
+  const std::string text = render_text_report(results);
+  EXPECT_NE(text.find(" 1.01x, tie\n"), std::string::npos) << text;
+  EXPECT_NE(text.find(" 0.50x\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("    1= a-long-contestant-name 101.5k"), std::string::npos) << text;
+  EXPECT_NE(text.find("    1= ringside*"), std::string::npos) << text;
+  EXPECT_NE(text.find("    3  node-http"), std::string::npos) << text;
+  const std::string verdict = text.substr(0, text.find("hello (GET /)"));
+  std::size_t from = 0;
+  for (std::size_t end = verdict.find('\n'); end != std::string::npos;
+       from = end + 1, end = verdict.find('\n', from)) {
+    EXPECT_LE(end - from, 100u) << verdict.substr(from, end - from);
+  }
 }
 
 TEST(ReportText, ShortNumbers) {
