@@ -311,7 +311,14 @@ class ModelBuilder {
                                  base->median.requests_per_s, requests_per_s_span(*base));
         if (&p == base) call.tie = false;  // the baseline against itself: 1.00×, no tie to call
       }
-      row.push_back(format_ratio_call(call));
+      // At one offered rate, a contestant that could not carry it has no p99 at that rate.
+      if (open && p.could_not_carry && p.failure.empty()) {
+        row.push_back("could not carry " + format_rate(p.rate) + "/s");
+      } else if (open && base != nullptr && base->could_not_carry && &p != base) {
+        row.push_back(dash);
+      } else {
+        row.push_back(format_ratio_call(call));
+      }
     }
     return row;
   }
@@ -341,6 +348,7 @@ class ModelBuilder {
 
   static std::string note_text(const PointResult& p, const std::string& flag) {
     if (flag == "failed") return p.failure;
+    if (flag == "noisy" && !p.noisy_note.empty()) return p.noisy_note;  // what took the CPU, too
     if (flag == "noisy") {
       return "it did not converge: requests/s " + format_rate(p.median.requests_per_s) + " " +
              format_rate_span(requests_per_s_span(p)) + ", up to " +

@@ -41,8 +41,11 @@ const PointResult* baseline_point(const RunResults& results, const PointResult& 
 std::string ratio_text(const RunResults& results, const PointResult& point) {
   const PointResult* base = baseline_point(results, point);
   if (base == nullptr || !base->failure.empty() || !point.failure.empty()) return "-";
-  if (point.contestant == results.baseline) return "baseline";
   const bool closed = point.mode == "closed";
+  // At one offered rate, a contestant that could not carry it has no p99 at that rate.
+  if (!closed && point.could_not_carry) return "could not carry " + format_rate(point.rate) + "/s";
+  if (point.contestant == results.baseline) return "baseline";
+  if (!closed && base->could_not_carry) return "-";
   const RatioCall call =
       closed ? call_ratio(point.median.requests_per_s, requests_per_s_span(point),
                           base->median.requests_per_s, requests_per_s_span(*base))
@@ -236,7 +239,7 @@ std::string render_text_report(const RunResults& results) {
       const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
                                 (point.mode == "open" ? " open" : "");
       for (const std::string& note : m.notes) notes.emplace_back(where, note);
-      if (point.noisy) noisy.push_back(where);
+      if (point.noisy) noisy.push_back(where + (point.noisy_note.empty() ? "" : ": " + point.noisy_note));
       if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
     }
     if (rows.size() == 1) continue;
@@ -244,12 +247,11 @@ std::string render_text_report(const RunResults& results) {
     text += render_table(rows);
     for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
     if (!noisy.empty()) {
-      // One line for all of them: on a busy machine every point may be noisy.
-      std::string which;
-      for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
+      // Each with what it knows of why: the spread, and what else used the server's CPUs.
       text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
-              " points: " + which + "): they did not converge, their requests/s interval stayed "
-              "wider than the run's target; run more rounds or quiet the machine\n";
+              " points): they did not converge, their requests/s interval stayed wider than the "
+              "run's target; give the run more time_budget or quiet the machine\n";
+      for (const std::string& where : noisy) text += "      " + where + "\n";
     }
   }
   std::string absent;

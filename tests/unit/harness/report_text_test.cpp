@@ -48,6 +48,7 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   slow.median.flags = {"listen-overflow"};
   slow.median.notes = {"the kernel's listen queue overflowed 3 times"};
   slow.noisy = true;
+  slow.noisy_note = "3 rounds from 29.7k to 30.3k requests/s: not known to within +-3%";
   results.points.push_back(slow);
   PointResult failed;
   failed.workload = "hello";
@@ -69,7 +70,9 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
   EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
   EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
-  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): they did not converge"),
+  EXPECT_NE(text.find("    noisy (1 of 3 points): they did not converge"), std::string::npos) << text;
+  // Each noisy point on a line of its own, with what the run knows of why.
+  EXPECT_NE(text.find("      node-http c=100: 3 rounds from 29.7k to 30.3k requests/s"),
             std::string::npos) << text;
   // The verdict opens the report: ringside first (the baseline, starred), deno apart.
   EXPECT_EQ(text.find("verdict: "), 0u) << text;
@@ -147,6 +150,28 @@ TEST(ReportText, ShortNumbers) {
   EXPECT_EQ(memory_text(512), "512 KB");
   EXPECT_EQ(memory_text(2048), "2.0 MB");
   EXPECT_EQ(memory_text(kUnmeasured), "-");
+}
+
+TEST(ReportText, AnOpenPointTheContestantCouldNotCarrySaysSoInsteadOfARatio) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  ContestantResult ringside, express;
+  ringside.name = "ringside";
+  express.name = "express";
+  results.contestants = {ringside, express};
+  for (const char* name : {"ringside", "express"}) {
+    PointResult open = closed_point(name, 4000);
+    open.mode = "open";
+    open.rate = 4000;
+    open.median.target_rate = 4000;
+    results.points.push_back(open);
+  }
+  results.points.back().median.requests_per_s = 1870;
+  results.points.back().could_not_carry = true;
+  const std::string text = render_text_report(results);
+  EXPECT_NE(text.find("could not carry 4,000/s"), std::string::npos) << text;
+  EXPECT_EQ(text.find("1.00x p99"), std::string::npos) << text;
 }
 
 }  // namespace
