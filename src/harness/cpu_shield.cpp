@@ -369,7 +369,8 @@ CpuShield::~CpuShield() { restore({}); }
 
 bool CpuShield::begin(const ShieldSay& say) {
   if (scope_.whole_machine && !has_cap_sys_nice(read_text("/proc/self/status"))) {
-    facts_.problem = "ringside compare is not root (no CAP_SYS_NICE to set other processes' CPUs)";
+    facts_.problem = "ringside compare is not root (no CAP_SYS_NICE to set other processes' CPUs); "
+                     "run it as root to keep the server CPUs quiet";
     return false;
   }
   std::string online_text = read_text("/sys/devices/system/cpu/online");
@@ -379,7 +380,8 @@ bool CpuShield::begin(const ShieldSay& say) {
   const auto online = parse_cpu_list(online_text);
   if (!online || plan_move(*online, server_cpus_).move != ShieldMove::kMove) {
     facts_.problem = "the server CPUs (" + cpu_list_text(server_cpus_) +
-                     ") are every online CPU: there is nowhere to move the other tasks";
+                     ") are every online CPU: there is nowhere to move the other tasks; leave "
+                     "one out of server_cpus";
     return false;
   }
   std::error_code error;
@@ -392,7 +394,8 @@ bool CpuShield::begin(const ShieldSay& say) {
   lock_fd_ = take_lock(dir_, held, facts_.problem);
   if (lock_fd_ < 0) {
     if (held) {
-      facts_.problem = "another ringside compare (pid " + owner_of(dir_) + ") holds it now";
+      facts_.problem = "another ringside compare (pid " + owner_of(dir_) +
+                       ") holds it now; run one at a time";
     }
     return false;
   }
