@@ -6,9 +6,9 @@ task on the machine is ever moved, and with its state file in the test's scratch
 The helper is python3 with two threads, allowed on every CPU. The contestant's start waits on a
 FIFO the test opens: the run is held inside, after the shield's first pass, for as long as the
 test looks. Checked: during the run the helper's threads are off CPU 0 and the state file lists
-them; after it they are back on every CPU and the state file is gone; a run killed with SIGKILL
-leaves the state file and the helper moved, and `ringside compare --restore-cpus` puts it back;
-`--no-shield` moves nothing."""
+them; after it (and after Ctrl-C) they are back on every CPU and the state file is gone; a run
+killed with SIGKILL leaves the state file and the helper moved, and `ringside compare
+--restore-cpus` puts it back; `--no-shield` moves nothing."""
 import json
 import os
 import signal
@@ -218,6 +218,16 @@ class ShieldTest(unittest.TestCase):
         self.assertEqual(shield["moved"], 2)
         self.assertIn("CPU shield: moved 2 tasks off CPU 0 for the run", self.stderr_text())
         self.assertIn("CPU shield: put 2 tasks back on their CPUs", self.stderr_text())
+
+    def test_ctrl_c_puts_the_helper_back(self):
+        process = self.start_run()
+        self.wait_shielded(process)
+        self.wait_gate(process)
+        self.assert_moved()
+        process.send_signal(signal.SIGINT)
+        self.assertEqual(process.wait(timeout=RUN_TIMEOUT), 130, self.stderr_text())
+        self.assert_back()
+        self.assertFalse(os.path.exists(self.state_file))
 
     def test_a_killed_run_leaves_its_state_and_restore_cpus_puts_it_back(self):
         process = self.start_run()
