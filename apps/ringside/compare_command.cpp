@@ -23,6 +23,7 @@
 #include "db/temp_cluster.hpp"
 #include "harness/compare_run.hpp"
 #include "harness/contestant.hpp"
+#include "harness/cpu_shield.hpp"
 #include "harness/proc_table.hpp"
 #include "harness/report_files.hpp"
 #include "harness/report_text.hpp"
@@ -51,6 +52,8 @@ struct CompareFlags {
   double duration_s = 0;      // 0: the scenario's
   double time_budget_s = 0;   // 0: the scenario's
   bool quick = false;
+  bool no_shield = false;
+  bool restore_cpus = false;
 };
 
 // --quick: every point once and short, to see a scenario run end to end (numbers not to be
@@ -89,6 +92,12 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.add_flag("--quick", flags.quick,
                "One round of 0.3 s points after a 0.1 s warm-up: checks a scenario runs end to "
                "end; the numbers are not to be trusted");
+  app.add_flag("--no-shield", flags.no_shield,
+               "Leave the machine's other tasks where they are (by default, as root, they are "
+               "moved off the server CPUs for the run and put back after)");
+  app.add_flag("--restore-cpus", flags.restore_cpus,
+               "Put back the tasks a killed run left moved off the server CPUs (its state file), "
+               "then exit");
   app.add_option("--contestants", flags.contestants_dir,
                  "Folder of contestants (default: contestants/ of the source tree this binary "
                  "was built in)");
@@ -248,10 +257,10 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
                    report.last_output.c_str());
     }
     switch (report.verdict) {
-      case harness::Verdict::kPass: ++passed; break;
-      case harness::Verdict::kFail: ++failed; break;
-      case harness::Verdict::kSkip: ++skipped; break;
-      case harness::Verdict::kInterrupted: stopped = true; break;
+      case harness::CheckVerdict::kPass: ++passed; break;
+      case harness::CheckVerdict::kFail: ++failed; break;
+      case harness::CheckVerdict::kSkip: ++skipped; break;
+      case harness::CheckVerdict::kInterrupted: stopped = true; break;
     }
     if (stopped) break;
   }
@@ -315,6 +324,26 @@ std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) 
   return scenario;
 }
 
+// --restore-cpus: the state file a killed run left, put back.
+int run_restore_cpus() {
+  const std::filesystem::path dir = harness::shield_state_dir();
+  bool found = false;
+  const harness::RestoreSummary summary = harness::restore_left_over(dir, found);
+  if (!found) {
+    std::printf("no CPU shield left over (%s): nothing to put back\n",
+                (dir / harness::kShieldStateFile).c_str());
+    return 0;
+  }
+  if (summary.restored + summary.gone + summary.changed + summary.failed > 0) {
+    std::printf("CPU shield: %s\n", summary.text().c_str());
+  }
+  if (!summary.problem.empty()) {
+    std::fprintf(stderr, "%s: --restore-cpus: %s\n", kName, summary.problem.c_str());
+    return 1;
+  }
+  return 0;
+}
+
 int run_benchmark(const CompareFlags& flags) {
   std::optional<harness::Scenario> scenario = scenario_from_flags(flags);
   if (!scenario) return 2;
@@ -353,10 +382,18 @@ int run_benchmark(const CompareFlags& flags) {
   options.ringside_version = "0.1.0";
   options.ready_timeout_s = flags.ready_timeout_s;
   options.stop = &watcher.interrupted();
+  options.shield = !flags.no_shield;
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
   };
-  const harness::RunResults results = harness::run_compare(*scenario, contestants, options);
+  harness::RunResults results;
+  try {
+    results = harness::run_compare(*scenario, contestants, options);
+  } catch (const std::exception& failure) {
+    // Caught so the engine unwinds: its CPU shield puts the machine's tasks back.
+    std::fprintf(stderr, "%s: the run failed: %s\n", kName, failure.what());
+    return 1;
+  }
   std::fputs(harness::render_text_report(results).c_str(), stdout);
   try {
     harness::write_results_file(results, out / "results.json");
@@ -397,6 +434,14 @@ int run_compare(int argc, char** argv) {
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
   flags.threads_given = app.count("--threads") > 0;
   if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
+  if (flags.restore_cpus) {
+    if (flags.validate || flags.list || !flags.names.empty()) {
+      std::fprintf(stderr, "%s: --restore-cpus goes alone: it only puts back what a killed run "
+                           "moved\n", kName);
+      return 2;
+    }
+    return run_restore_cpus();
+  }
   if (flags.validate && flags.list) {
     std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
     return 2;

@@ -3,6 +3,7 @@
 #include <sched.h>
 #include <signal.h>
 #include <sys/resource.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -20,6 +21,7 @@
 
 #include "db/statement_counter.hpp"
 #include "db/temp_cluster.hpp"
+#include "harness/cpu_shield.hpp"
 #include "harness/external_loader.hpp"
 #include "harness/http_client.hpp"
 #include "harness/kernel_counters.hpp"
@@ -28,6 +30,7 @@
 #include "harness/machine_facts.hpp"
 #include "harness/point_figures.hpp"
 #include "harness/point_summary.hpp"
+#include "harness/report_model.hpp"
 #include "harness/proc_table.hpp"
 #include "harness/sampler.hpp"
 #include "harness/server_cpu_watch.hpp"
@@ -191,6 +194,11 @@ class Engine {
   double planned_seconds(const std::vector<PointPlan>& plans) const;
   void report_progress(const std::string& what, double point_s);
   void finish_results();
+  // The CPU shield's life: up after the harness pins itself, a pass before each contestant
+  // starts (newcomers), down at every end of run() (and in the destructor, on an exception).
+  void start_shield();
+  void shield_pass();
+  void stop_shield();
 
   const Scenario& scenario_;
   const std::vector<Contestant>& contestants_;
@@ -200,6 +208,7 @@ class Engine {
   std::unique_ptr<db::TempCluster> cluster_;
   std::unique_ptr<db::StatementCounter> statements_;  // the cluster's pg_stat_statements
   std::unique_ptr<LoadHosts> load_hosts_;             // ssh engine
+  std::unique_ptr<CpuShield> shield_;                 // while other tasks are kept off server_cpus
   std::string load_hosts_problem_;                    // why they could not be used
   // Non-empty once the cluster died: every later point would measure the outage, so the run ends.
   std::string database_lost_;
@@ -309,11 +318,11 @@ void Engine::validate_all() {
     const ContestantReport report = validate_contestant(*state.contestant, options);
     ContestantResult& result = results_.contestants[state.result];
     result.version = report.version;
-    if (report.verdict == Verdict::kPass) continue;
+    if (report.verdict == CheckVerdict::kPass) continue;
     state.timed = false;
-    if (report.verdict == Verdict::kInterrupted) break;
-    result.status = report.verdict == Verdict::kSkip ? "skipped" : "failed";
-    result.reason = (report.verdict == Verdict::kSkip ? "" : "validation failed: ") +
+    if (report.verdict == CheckVerdict::kInterrupted) break;
+    result.status = report.verdict == CheckVerdict::kSkip ? "skipped" : "failed";
+    result.reason = (report.verdict == CheckVerdict::kSkip ? "" : "validation failed: ") +
                     join(report.problems, "; ");
     result.last_output = report.last_output;
     say(result.name + ": " + result.status + ", never timed: " + result.reason);
@@ -812,6 +821,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
   const double planned = planned_seconds(plans);
   const double planned_before = planned_done_s_;
   std::unique_ptr<RunningContestant> server;
+  shield_pass();
   try {
     server = std::make_unique<RunningContestant>(
         contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_,
@@ -978,6 +988,50 @@ void Engine::finish_results() {
   results_.finished_at = utc_now();
 }
 
+void Engine::start_shield() {
+  results_.shield.requested = options_.shield;
+  if (!options_.shield) {
+    say(shield_summary(results_.shield, scenario_.server_cpus));
+    return;
+  }
+  try {
+    shield_ = std::make_unique<CpuShield>(server_cpus_, shield_state_dir(), shield_scope_from_env());
+  } catch (const ShieldError& error) {
+    results_.shield.problem = error.what();
+    say(shield_summary(results_.shield, scenario_.server_cpus));
+    return;
+  }
+  if (!shield_->begin([this](const std::string& line) { say(line); })) {
+    results_.shield = shield_->facts();
+    shield_.reset();
+    say(shield_summary(results_.shield, scenario_.server_cpus));
+    return;
+  }
+  shield_pass();
+  say(shield_summary(results_.shield, scenario_.server_cpus));
+}
+
+void Engine::shield_pass() {
+  if (!shield_) return;
+  // The harness's tree (the contestants, and the database when it is its child) and the
+  // database's: the harness pins those to the server CPUs itself.
+  std::vector<pid_t> exempt{getpid()};
+  if (cluster_ && cluster_->postmaster_pid() > 0) exempt.push_back(cluster_->postmaster_pid());
+  const unsigned moved = shield_->pass(exempt);
+  const unsigned before = results_.shield.moved;
+  results_.shield = shield_->facts();
+  if (before > 0 && moved > 0) {
+    say("CPU shield: moved " + std::to_string(moved) + " more task(s) that started since");
+  }
+}
+
+void Engine::stop_shield() {
+  if (!shield_) return;
+  shield_->restore([this](const std::string& line) { say(line); });
+  results_.shield = shield_->facts();
+  shield_.reset();
+}
+
 RunResults Engine::run() {
   started_ = Clock::now();
   results_.ringside_version = options_.ringside_version;
@@ -1008,6 +1062,7 @@ RunResults Engine::run() {
   if (sched_setaffinity(0, sizeof load_set, &load_set) != 0) {
     say("warning: cannot pin the loader to CPUs " + scenario_.load_cpus + ": " + std::strerror(errno));
   }
+  start_shield();
   prepare_contestants();
   if (!prepare_load_hosts()) {
     for (ContestantState& state : states_) {
@@ -1017,6 +1072,7 @@ RunResults Engine::run() {
       results_.contestants[state.result].reason = "the load hosts were not ready";
     }
     if (pinned) sched_setaffinity(0, sizeof previous, &previous);
+    stop_shield();
     results_.partial = true;
     results_.stopped_by = load_hosts_problem_;
     finish_results();
@@ -1055,6 +1111,7 @@ RunResults Engine::run() {
   if (scenario_.auto_rounds) run_extra_rounds();
   if (cluster_) cluster_->stop();
   if (pinned) sched_setaffinity(0, sizeof previous, &previous);
+  stop_shield();
   results_.partial = stopping();
   results_.stopped_by = database_lost_;
   finish_results();

@@ -29,6 +29,7 @@ struct CompareOptions {
   std::string ringside_version;
   double ready_timeout_s = 30;
   double stop_grace_s = 5;
+  bool shield = true;                      // move other tasks off the server CPUs (cpu_shield.hpp)
   const std::atomic<bool>* stop = nullptr;                  // Ctrl-C: stop, keep what was measured
   std::function<void(const std::string&)> progress;         // one line per step, for stderr
 };

@@ -226,7 +226,7 @@ void judge_server_cpus(RoundFigures& round, const PointContext& context) {
   }
   std::string note = "other processes used " + percent(c.others_share) + " of " +
                      (context.server_cpus.empty() ? std::string("the server's CPUs")
-                                                  : cpu_list_text(context.server_cpus)) +
+                                                  : cpus_phrase(context.server_cpus)) +
                      " during this round" + who;
   if (c.steal_s > 0) note += "; the hypervisor stole " + percent(c.steal_s / capacity);
   if (std::isfinite(c.wait_s) && round.duration_s > 0) {

@@ -3,6 +3,7 @@
 #include <dirent.h>
 #include <sys/prctl.h>
 
+#include <charconv>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -11,6 +12,56 @@
 #include <unordered_map>
 
 namespace ringside::harness {
+
+namespace {
+
+// The space-separated fields of `text`.
+std::vector<std::string_view> fields_of(std::string_view text) {
+  std::vector<std::string_view> fields;
+  std::size_t at = 0;
+  while (at < text.size()) {
+    while (at < text.size() && text[at] == ' ') ++at;
+    const std::size_t end = text.find(' ', at);
+    if (at < text.size()) fields.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
+    at = end == std::string_view::npos ? text.size() : end;
+  }
+  return fields;
+}
+
+template <typename T>
+bool parse_number(std::string_view text, T& value) {
+  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
+  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
+  return error == std::errc() && end == text.data() + text.size();
+}
+
+}  // namespace
+
+std::optional<TaskStat> parse_task_stat(std::string_view stat) {
+  // The name (field 2) sits in parentheses and may hold spaces and ')': it ends at the last ')'.
+  const std::size_t open = stat.find('(');
+  const std::size_t close = stat.rfind(')');
+  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
+  const std::vector<std::string_view> rest = fields_of(stat.substr(close + 1));
+  // rest[0] is field 3 (state): flags is field 9, utime 14, stime 15, starttime 22, processor 39.
+  constexpr std::size_t kFlags = 9 - 3, kUtime = 14 - 3, kStime = 15 - 3, kStart = 22 - 3,
+                        kProcessor = 39 - 3;
+  if (rest.size() <= kProcessor || rest[0].empty()) return std::nullopt;
+  TaskStat task;
+  task.name = std::string(stat.substr(open + 1, close - open - 1));
+  task.state = rest[0][0];
+  std::string_view tid = stat.substr(0, open);
+  while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
+  std::uint64_t utime = 0, stime = 0;
+  if (!parse_number(tid, task.tid) || !parse_number(rest[kFlags], task.flags) ||
+      !parse_number(rest[kUtime], utime) || !parse_number(rest[kStime], stime) ||
+      !parse_number(rest[kStart], task.start_time) || !parse_number(rest[kProcessor], task.processor)) {
+    return std::nullopt;
+  }
+  task.ticks = utime + stime;
+  return task;
+}
+
 
 bool read_process(pid_t pid, ProcEntry& entry) {
   std::ifstream file("/proc/" + std::to_string(pid) + "/stat");

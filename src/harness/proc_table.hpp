@@ -7,7 +7,9 @@
 #include <sys/types.h>
 
 #include <cstdint>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace ringside::harness {
@@ -22,6 +24,20 @@ struct ProcEntry {
   std::string command;            // comm: the executable's name, at most 15 bytes
   [[nodiscard]] bool zombie() const { return state == 'Z' || state == 'X'; }
 };
+
+// The fields of a /proc/PID/task/TID/stat (or /proc/PID/stat) text the harness reads: the CPU
+// shield (flags, start time) and the server-CPU watch (CPU ticks, the CPU it last ran on).
+struct TaskStat {
+  pid_t tid = 0;
+  std::string name;               // comm
+  char state = '?';
+  unsigned long flags = 0;        // field 9
+  std::uint64_t ticks = 0;        // utime + stime (fields 14, 15), clock ticks
+  std::uint64_t start_time = 0;   // field 22: clock ticks since boot
+  int processor = -1;             // field 39: the CPU it last ran on
+};
+// Nothing when malformed or cut short of field 39.
+std::optional<TaskStat> parse_task_stat(std::string_view stat);
 
 // Every process readable in /proc now. Processes that vanish while it reads are skipped.
 std::vector<ProcEntry> scan_processes();

@@ -11,6 +11,8 @@
 namespace ringside::harness {
 namespace {
 
+constexpr std::string_view kShieldPrefix = "CPU shield: ";
+
 struct FlagMeaning {
   const char* flag;
   const char* meaning;
@@ -447,6 +449,7 @@ class ModelBuilder {
         {"frequency governor", m.governor.empty() ? "not visible" : m.governor},
         {"server CPUs", m.server_cpus.empty() ? "any" : m.server_cpus},
         {"loader CPUs", m.load_cpus.empty() ? "any" : m.load_cpus},
+        {"CPU shield", shield_summary(results_.shield, m.server_cpus).substr(kShieldPrefix.size())},
     };
     model_.warnings = m.warnings;
     model_.load_hosts = load_hosts_table(results_);
@@ -474,6 +477,27 @@ class ModelBuilder {
 };
 
 }  // namespace
+
+std::string shield_summary(const ShieldFacts& shield, const std::string& server_cpus) {
+  std::string line(kShieldPrefix);
+  if (!shield.requested) return line + "off (--no-shield)";
+  if (!shield.active) {
+    return line + "not possible: " + (shield.problem.empty() ? "no reason recorded" : shield.problem);
+  }
+  const bool several = server_cpus.find_first_of(",-") != std::string::npos;
+  line += "moved " + std::to_string(shield.moved) + (shield.moved == 1 ? " task" : " tasks") +
+          " off CPU" + (several ? "s " : " ") + server_cpus + " for the run";
+  if (shield.unmovable > 0) {
+    line += " (" + std::to_string(shield.unmovable) + " could not move";
+    for (std::size_t i = 0; i < shield.unmovable_names.size(); ++i) {
+      line += (i == 0 ? ": " : ", ") + shield.unmovable_names[i];
+    }
+    if (shield.unmovable > shield.unmovable_names.size()) line += ", ...";
+    line += ")";
+  }
+  if (!shield.problem.empty()) line += "; " + shield.problem;
+  return line;
+}
 
 std::string describe_point(const PointResult& point) {
   std::string text;

@@ -75,6 +75,10 @@ ReportTable load_hosts_table(const RunResults& results);
 // clocks with chrony or PTP"), a generator whose measured phase began more than 5 ms late.
 std::vector<std::string> load_host_warnings(const RunResults& results);
 
+// The CPU shield in one line: "CPU shield: moved 183 tasks off CPU 0 for the run (12 could not
+// move: ksoftirqd/0, ...)", "CPU shield: off (--no-shield)" or "CPU shield: not possible: ...".
+std::string shield_summary(const ShieldFacts& shield, const std::string& server_cpus);
+
 // "10 connections", "open model, 7,100 req/s offered" (with " via wrk" for another loader).
 std::string describe_point(const PointResult& point);
 // What a flag means in general, for a flag without the engine's own note.

@@ -260,6 +260,7 @@ std::string render_text_report(const RunResults& results) {
     absent += "  " + contestant.name + ": " + contestant.status + ": " + contestant.reason + "\n";
   }
   if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;
+  text += shield_summary(results.shield, results.machine.server_cpus) + "\n";
   for (const std::string& warning : results.machine.warnings) text += "warning: " + warning + "\n";
   const ReportTable hosts = load_hosts_table(results);
   if (!hosts.rows.empty()) {

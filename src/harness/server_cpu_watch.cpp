@@ -97,26 +97,6 @@ std::map<int, CpuTicks> parse_proc_stat_cpus(std::string_view text) {
   return cpus;
 }
 
-std::optional<TaskTicks> parse_task_stat(std::string_view stat) {
-  // The name (field 2) sits in parentheses and may hold spaces and ')': it ends at the last ')'.
-  const std::size_t open = stat.find('(');
-  const std::size_t close = stat.rfind(')');
-  if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
-  const std::vector<std::string_view> rest = fields_of(stat.substr(close + 1));
-  // rest[0] is field 3 (state): utime is field 14, stime 15, processor 39.
-  constexpr std::size_t kUtime = 14 - 3, kStime = 15 - 3, kProcessor = 39 - 3;
-  if (rest.size() <= kProcessor) return std::nullopt;
-  TaskTicks task;
-  task.name = std::string(stat.substr(open + 1, close - open - 1));
-  std::uint64_t utime = 0, stime = 0;
-  if (!parse_number(rest[kUtime], utime) || !parse_number(rest[kStime], stime) ||
-      !parse_number(rest[kProcessor], task.processor)) {
-    return std::nullopt;
-  }
-  task.ticks = utime + stime;
-  return task;
-}
-
 ServerCpuFigures server_cpu_figures(const CpuWatchSnapshot& before, const CpuWatchSnapshot& after,
                                     const CpuWatchInputs& inputs) {
   ServerCpuFigures figures;
@@ -165,7 +145,7 @@ ServerCpuFigures server_cpu_figures(const CpuWatchSnapshot& before, const CpuWat
   return figures;
 }
 
-std::string cpu_list_text(const std::vector<int>& cpus) {
+std::string cpus_phrase(const std::vector<int>& cpus) {
   std::string text = cpus.size() == 1 ? "CPU " : "CPUs ";
   for (std::size_t i = 0; i < cpus.size(); ++i) text += (i ? ", " : "") + std::to_string(cpus[i]);
   return text;

@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/proc_table.hpp"
 #include "harness/results.hpp"
 #include "harness/sampler.hpp"
 
@@ -40,18 +41,10 @@ struct CpuTicks {
 // The "cpuN ..." lines of a /proc/stat text, by N (the all-CPUs "cpu" line is skipped).
 std::map<int, CpuTicks> parse_proc_stat_cpus(std::string_view text);
 
-// A thread's /proc/PID/task/TID/stat: its name, utime + stime, and the CPU it last ran on.
-struct TaskTicks {
-  std::string name;
-  std::uint64_t ticks = 0;
-  int processor = -1;
-};
-std::optional<TaskTicks> parse_task_stat(std::string_view stat);
-
 // Everything read at one end of a point.
 struct CpuWatchSnapshot {
   std::map<int, CpuTicks> cpus;                  // the server CPUs only
-  std::map<pid_t, TaskTicks> tasks;              // every other task of the machine, by tid
+  std::map<pid_t, TaskStat> tasks;                // every other task of the machine, by tid
   std::map<pid_t, SchedTimes> server_threads;    // the server tree's threads, by tid
   std::map<pid_t, SchedTimes> database_threads;  // the scenario database's, by tid
 };
@@ -67,8 +60,8 @@ struct CpuWatchInputs {
 ServerCpuFigures server_cpu_figures(const CpuWatchSnapshot& before, const CpuWatchSnapshot& after,
                                     const CpuWatchInputs& inputs);
 
-// "CPU 0", "CPUs 0, 2".
-std::string cpu_list_text(const std::vector<int>& cpus);
+// "CPU 0", "CPUs 0, 2": for sentences.
+std::string cpus_phrase(const std::vector<int>& cpus);
 
 class ServerCpuWatch {
  public:

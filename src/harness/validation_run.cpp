@@ -23,12 +23,12 @@ std::string skip_reason(const Runnability& runnability) {
 
 }  // namespace
 
-std::string_view describe(Verdict verdict) {
+std::string_view describe(CheckVerdict verdict) {
   switch (verdict) {
-    case Verdict::kPass: return "PASS";
-    case Verdict::kFail: return "FAIL";
-    case Verdict::kSkip: return "SKIP";
-    case Verdict::kInterrupted: return "STOPPED";
+    case CheckVerdict::kPass: return "PASS";
+    case CheckVerdict::kFail: return "FAIL";
+    case CheckVerdict::kSkip: return "SKIP";
+    case CheckVerdict::kInterrupted: return "STOPPED";
   }
   return "?";
 }
@@ -38,7 +38,7 @@ std::string ContestantReport::line() const {
   if (!version.empty()) text += " (" + version + ")";
   const auto passed = std::count_if(checks.begin(), checks.end(),
                                     [](const Check& check) { return check.passed; });
-  if (verdict == Verdict::kPass) {
+  if (verdict == CheckVerdict::kPass) {
     return text + ": " + std::to_string(passed) + " of " + std::to_string(checks.size()) +
            " checks" + (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
   }
@@ -47,7 +47,7 @@ std::string ContestantReport::line() const {
     if (i > 0) text += "; ";
     text += problems[i];
   }
-  if (verdict == Verdict::kInterrupted && !checks.empty()) {
+  if (verdict == CheckVerdict::kInterrupted && !checks.empty()) {
     text += " (" + std::to_string(passed) + " of " + std::to_string(checks.size()) +
             " checks run passed)";
   }
@@ -61,18 +61,18 @@ ContestantReport validate_contestant(const Contestant& contestant,
   report.pipelining = contestant.manifest.pipelining;
   const Runnability runnability = check_runnable(contestant);
   if (!runnability.runnable) {
-    report.verdict = Verdict::kSkip;
+    report.verdict = CheckVerdict::kSkip;
     report.problems.push_back(skip_reason(runnability));
     return report;
   }
   report.version = runtime_version(contestant);
 
   auto fail = [&](std::string problem) {
-    report.verdict = Verdict::kFail;
+    report.verdict = CheckVerdict::kFail;
     report.problems.push_back(std::move(problem));
   };
   auto stop_early = [&](const std::string& at) {
-    report.verdict = Verdict::kInterrupted;
+    report.verdict = CheckVerdict::kInterrupted;
     report.problems.push_back("interrupted " + at);
   };
 
@@ -124,19 +124,19 @@ ContestantReport validate_contestant(const Contestant& contestant,
   } else {
     fail(ready.reason);
   }
-  if (interrupted(options) && report.verdict != Verdict::kInterrupted) stop_early("while checking");
+  if (interrupted(options) && report.verdict != CheckVerdict::kInterrupted) stop_early("while checking");
 
   say(options, contestant.name() + ": stopping with " + contestant.manifest.stop_signal_name);
   const StopResult stopped = server->stop(options.stop_grace_s);
   const std::string problem = stopped.problem();
   if (!problem.empty()) {
-    if (report.verdict == Verdict::kInterrupted) {
+    if (report.verdict == CheckVerdict::kInterrupted) {
       report.problems.push_back(problem);
     } else {
       fail("stop: " + problem);
     }
   }
-  if (report.verdict == Verdict::kFail) report.last_output = server->last_output(5);
+  if (report.verdict == CheckVerdict::kFail) report.last_output = server->last_output(5);
   return report;
 }
 

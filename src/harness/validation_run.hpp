@@ -21,13 +21,13 @@
 
 namespace ringside::harness {
 
-enum class Verdict { kPass, kFail, kSkip, kInterrupted };
+enum class CheckVerdict { kPass, kFail, kSkip, kInterrupted };
 
-std::string_view describe(Verdict verdict);  // "PASS", "FAIL", "SKIP", "STOPPED"
+std::string_view describe(CheckVerdict verdict);  // "PASS", "FAIL", "SKIP", "STOPPED"
 
 struct ContestantReport {
   std::string name;
-  Verdict verdict = Verdict::kPass;
+  CheckVerdict verdict = CheckVerdict::kPass;
   std::string version;
   std::vector<Check> checks;
   std::vector<std::string> problems;  // why it failed or was skipped, one phrase each

@@ -68,6 +68,7 @@ What the flags mean:
 | frequency governor | not visible |
 | server CPUs | 0 |
 | loader CPUs | 1 |
+| CPU shield | off (--no-shield) |
 
 Warnings:
 

@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/report_model.hpp"
+
 namespace ringside::harness {
 namespace {
 
@@ -172,6 +174,29 @@ TEST(ReportText, AnOpenPointTheContestantCouldNotCarrySaysSoInsteadOfARatio) {
   const std::string text = render_text_report(results);
   EXPECT_NE(text.find("could not carry 4,000/s"), std::string::npos) << text;
   EXPECT_EQ(text.find("1.00x p99"), std::string::npos) << text;
+}
+
+TEST(ReportText, OneLineSaysWhatTheCpuShieldDid) {
+  ShieldFacts shield;
+  EXPECT_EQ(shield_summary(shield, "0"), "CPU shield: off (--no-shield)");
+  shield.requested = true;
+  shield.problem = "ringside compare is not root; run it as root to keep the server CPUs quiet";
+  EXPECT_EQ(shield_summary(shield, "0"), "CPU shield: not possible: ringside compare is not root; "
+                                         "run it as root to keep the server CPUs quiet");
+  shield.problem.clear();
+  shield.active = true;
+  shield.moved = 183;
+  EXPECT_EQ(shield_summary(shield, "0"), "CPU shield: moved 183 tasks off CPU 0 for the run");
+  shield.unmovable = 12;
+  shield.unmovable_names = {"ksoftirqd/0", "migration/0"};
+  EXPECT_EQ(shield_summary(shield, "0-1,3"),
+            "CPU shield: moved 183 tasks off CPUs 0-1,3 for the run (12 could not move: "
+            "ksoftirqd/0, migration/0, ...)");
+
+  RunResults results;
+  results.machine.server_cpus = "0";
+  results.shield = shield;
+  EXPECT_NE(render_text_report(results).find(shield_summary(shield, "0") + "\n"), std::string::npos);
 }
 
 }  // namespace

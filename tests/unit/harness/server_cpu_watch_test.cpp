@@ -50,6 +50,14 @@ TEST(ServerCpuWatch, ParsesATasksStatPastAnAwkwardName) {
   EXPECT_FALSE(parse_task_stat("no parentheses"));
 }
 
+TaskStat task(const char* name, std::uint64_t ticks, int processor) {
+  TaskStat t;
+  t.name = name;
+  t.ticks = ticks;
+  t.processor = processor;
+  return t;
+}
+
 CpuWatchSnapshot snapshot(std::uint64_t cpu0_tasks, std::uint64_t cpu0_steal) {
   CpuWatchSnapshot s;
   s.cpus[0] = {.user = cpu0_tasks, .softirq = 0, .steal = cpu0_steal};
@@ -65,10 +73,10 @@ TEST(ServerCpuWatch, OthersAreTheServerCpusTimeLessTheServersAndTheDatabasesPlus
   after.server_threads = {{10, {2.4, 0.15}}, {11, {1.05, 0.0}}, {12, {0.05, 0.02}}};  // 12: new
   before.database_threads = {{20, {5.0, 0}}};
   after.database_threads = {{20, {5.2, 0}}};
-  before.tasks = {{30, {"python3", 10, 0}}, {31, {"python3", 4, 0}}, {32, {"cc1plus", 0, 1}},
-                  {33, {"ksoftirqd/0", 0, 0}}};
-  after.tasks = {{30, {"python3", 30, 0}}, {31, {"python3", 9, 0}}, {32, {"cc1plus", 50, 1}},
-                 {33, {"ksoftirqd/0", 40, 0}}, {34, {"kworker/0:1", 5, 0}}};
+  before.tasks = {{30, task("python3", 10, 0)}, {31, task("python3", 4, 0)}, {32, task("cc1plus", 0, 1)},
+                  {33, task("ksoftirqd/0", 0, 0)}};
+  after.tasks = {{30, task("python3", 30, 0)}, {31, task("python3", 9, 0)}, {32, task("cc1plus", 50, 1)},
+                 {33, task("ksoftirqd/0", 40, 0)}, {34, task("kworker/0:1", 5, 0)}};
   const ServerCpuFigures f = server_cpu_figures(before, after, {.server_cpus = {0}, .duration_s = 1});
   EXPECT_NEAR(f.others_s, 0.4, 1e-9);
   EXPECT_NEAR(f.steal_s, 0.1, 1e-9);
@@ -85,8 +93,8 @@ TEST(ServerCpuWatch, OthersAreTheServerCpusTimeLessTheServersAndTheDatabasesPlus
 TEST(ServerCpuWatch, NamesShareOutNoMoreThanTheCpusCountersSaw) {
   // 0.2 s of others on CPU 0 by /proc/stat, but a task that moved there late shows 0.6 s.
   CpuWatchSnapshot before = snapshot(1000, 0), after = snapshot(1020, 0);
-  before.tasks = {{30, {"cc1plus", 0, 1}}, {31, {"ninja", 0, 0}}};
-  after.tasks = {{30, {"cc1plus", 60, 0}}, {31, {"ninja", 20, 0}}};
+  before.tasks = {{30, task("cc1plus", 0, 1)}, {31, task("ninja", 0, 0)}};
+  after.tasks = {{30, task("cc1plus", 60, 0)}, {31, task("ninja", 20, 0)}};
   const ServerCpuFigures f = server_cpu_figures(before, after, {.server_cpus = {0}, .duration_s = 1});
   EXPECT_NEAR(f.others_s, 0.2, 1e-9);
   ASSERT_EQ(f.others.size(), 2u);
@@ -120,8 +128,8 @@ TEST(ServerCpuWatch, WatchesThisMachine) {
   EXPECT_TRUE(std::isfinite(f.others_s));
   EXPECT_GE(f.others_s, 0);
   EXPECT_GE(f.wait_s, 0);
-  EXPECT_EQ(cpu_list_text({0}), "CPU 0");
-  EXPECT_EQ(cpu_list_text({0, 2}), "CPUs 0, 2");
+  EXPECT_EQ(cpus_phrase({0}), "CPU 0");
+  EXPECT_EQ(cpus_phrase({0, 2}), "CPUs 0, 2");
 }
 
 }  // namespace

@@ -121,7 +121,11 @@ class Fault:
         self.injected = None  # what was done to it mid-run, when it was
 
     def start(self):
-        env = dict(os.environ, TMPDIR=self.tmp, XDG_CACHE_HOME=os.path.join(self.folder, "cache"))
+        # Side by side, and some killed: the CPU shield moves nothing (scope "none") and keeps its
+        # state file in the run's own folder, away from a real run's.
+        env = dict(os.environ, TMPDIR=self.tmp, XDG_CACHE_HOME=os.path.join(self.folder, "cache"),
+                   RINGSIDE_SHIELD_SCOPE="none",
+                   RINGSIDE_SHIELD_STATE_DIR=os.path.join(self.folder, "shield"))
         self.child = self.ctx.spawn([self.ctx.bin, "compare", self.scenario, "--contestants",
                                      self.contestants, "--out", self.out],
                                     name=f"compare-{self.name}", env=env, cwd=self.folder)
