@@ -110,10 +110,10 @@ struct PointPlan {
 // median is not yet known to within the target.
 enum class Pass { kEvery, kEqualLoad, kUnsettled };
 
-// An equal-load point runs until its p99 rests on this many requests (the slowest 1%: 300),
+// An equal-load point runs until its p99 rests on this many requests (the slowest 1%: 200),
 // within kEqualLoadMaxS.
-constexpr double kEqualLoadRequests = 30'000;
-constexpr double kEqualLoadMaxS = 5;
+constexpr double kEqualLoadRequests = 20'000;
+constexpr double kEqualLoadMaxS = 3;
 
 constexpr const char* kIntervalMethod =
     "distribution-free order-statistic interval for the median (binomial coverage; no assumption "

@@ -175,6 +175,33 @@ const ContestantResult* contestant_named(const RunResults& results, const std::s
   return nullptr;
 }
 
+// What else used the server's CPUs in these points' rounds: the most any round saw, and by
+// whom; or that nothing did, so the spread was the server's own or the machine's.
+std::string neighbours_text(const std::vector<const PointResult*>& points) {
+  double most = -1;
+  const RoundFigures* busiest = nullptr;
+  for (const PointResult* point : points) {
+    for (const RoundFigures& round : point->rounds) {
+      const double share = round.server_cpus.others_share;
+      if (std::isfinite(share) && share > most) {
+        most = share;
+        busiest = &round;
+      }
+    }
+  }
+  if (busiest == nullptr) return "what else ran on the server's CPUs was not measured";
+  const std::string percent = printf_text("%.0f%%", most * 100);
+  if (most < 0.02) {
+    return "nothing else used the server's CPUs in their rounds (at most " + percent +
+           "): the spread is the servers' own, or the machine's (memory, caches, the host)";
+  }
+  std::string who;
+  for (const ProcessShare& other : busiest->server_cpus.others) {
+    who += (who.empty() ? ": " : ", ") + other.name;
+  }
+  return "other processes used up to " + percent + " of the server's CPUs in their rounds" + who;
+}
+
 }  // namespace
 
 std::string short_rate(double value) {
@@ -204,6 +231,7 @@ std::string render_text_report(const RunResults& results) {
     if (database) rows[0].insert(rows[0].begin() + 11, {"DB us/req", "q/req"});
     std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
     std::vector<std::string> noisy;
+    std::vector<const PointResult*> noisy_points;
     for (const PointResult& point : results.points) {
       if (point.workload != workload.name) continue;
       const ContestantResult* contestant = contestant_named(results, point.contestant);
@@ -239,7 +267,10 @@ std::string render_text_report(const RunResults& results) {
       const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
                                 (point.mode == "open" ? " open" : "");
       for (const std::string& note : m.notes) notes.emplace_back(where, note);
-      if (point.noisy) noisy.push_back(where + (point.noisy_note.empty() ? "" : ": " + point.noisy_note));
+      if (point.noisy) {
+        noisy.push_back(where);
+        noisy_points.push_back(&point);
+      }
       if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
     }
     if (rows.size() == 1) continue;
@@ -247,11 +278,14 @@ std::string render_text_report(const RunResults& results) {
     text += render_table(rows);
     for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
     if (!noisy.empty()) {
-      // Each with what it knows of why: the spread, and what else used the server's CPUs.
+      // One line for all of them (on a busy machine most points may be noisy), and one on what
+      // else used the server's CPUs in their rounds; each point's own note is in report.md.
+      std::string which;
+      for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
       text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
-              " points): they did not converge, their requests/s interval stayed wider than the "
-              "run's target; give the run more time_budget or quiet the machine\n";
-      for (const std::string& where : noisy) text += "      " + where + "\n";
+              " points: " + which + "): they did not converge, their requests/s interval stayed "
+              "wider than the run's target; give the run more time_budget or quiet the machine\n";
+      text += "    " + neighbours_text(noisy_points) + "\n";
     }
   }
   std::string absent;

@@ -51,6 +51,8 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   slow.median.notes = {"the kernel's listen queue overflowed 3 times"};
   slow.noisy = true;
   slow.noisy_note = "3 rounds from 29.7k to 30.3k requests/s: not known to within +-3%";
+  slow.rounds.front().server_cpus = {.wait_s = 0, .others_s = 0.12, .steal_s = 0, .others_share = 0.12,
+                                     .others = {{"python3", 0.1}}};
   results.points.push_back(slow);
   PointResult failed;
   failed.workload = "hello";
@@ -72,9 +74,11 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
   EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
   EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
-  EXPECT_NE(text.find("    noisy (1 of 3 points): they did not converge"), std::string::npos) << text;
-  // Each noisy point on a line of its own, with what the run knows of why.
-  EXPECT_NE(text.find("      node-http c=100: 3 rounds from 29.7k to 30.3k requests/s"),
+  EXPECT_NE(text.find("    noisy (1 of 3 points: node-http c=100): they did not converge"),
+            std::string::npos) << text;
+  // And what else used the server's CPUs in their rounds.
+  EXPECT_NE(text.find("    other processes used up to 12% of the server's CPUs in their rounds: "
+                      "python3\n"),
             std::string::npos) << text;
   // The verdict opens the report: ringside first (the baseline, starred), deno apart.
   EXPECT_EQ(text.find("verdict: "), 0u) << text;
