@@ -16,6 +16,7 @@
 #include <sstream>
 
 #include "harness/proc_table.hpp"
+#include "harness/proc_text.hpp"
 #include "harness/scenario.hpp"
 
 namespace ringside::harness {
@@ -25,13 +26,6 @@ using nlohmann::json;
 namespace {
 
 constexpr int kCapSysNice = 23;
-
-std::string read_text(const std::filesystem::path& path) {
-  std::ifstream file(path);
-  std::ostringstream text;
-  text << file.rdbuf();
-  return text.str();
-}
 
 std::optional<std::vector<int>> affinity_of(pid_t tid) {
   cpu_set_t set;

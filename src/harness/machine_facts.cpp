@@ -8,19 +8,12 @@
 #include <sstream>
 
 #include "harness/kernel_counters.hpp"
+#include "harness/proc_text.hpp"
 #include "harness/sampler.hpp"
 #include "harness/scenario.hpp"
 
 namespace ringside::harness {
 namespace {
-
-std::string read_text(const char* path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::string trim(std::string_view text) {
   const std::size_t first = text.find_first_not_of(" \t\n");

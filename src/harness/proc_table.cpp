@@ -11,38 +11,16 @@
 #include <sstream>
 #include <unordered_map>
 
+#include "harness/proc_text.hpp"
+
 namespace ringside::harness {
-
-namespace {
-
-// The space-separated fields of `text`.
-std::vector<std::string_view> fields_of(std::string_view text) {
-  std::vector<std::string_view> fields;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    while (at < text.size() && text[at] == ' ') ++at;
-    const std::size_t end = text.find(' ', at);
-    if (at < text.size()) fields.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
-    at = end == std::string_view::npos ? text.size() : end;
-  }
-  return fields;
-}
-
-template <typename T>
-bool parse_number(std::string_view text, T& value) {
-  while (!text.empty() && (text.back() == '\n' || text.back() == ' ')) text.remove_suffix(1);
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
-
-}  // namespace
 
 std::optional<TaskStat> parse_task_stat(std::string_view stat) {
   // The name (field 2) sits in parentheses and may hold spaces and ')': it ends at the last ')'.
   const std::size_t open = stat.find('(');
   const std::size_t close = stat.rfind(')');
   if (open == std::string_view::npos || close == std::string_view::npos || close < open) return std::nullopt;
-  const std::vector<std::string_view> rest = fields_of(stat.substr(close + 1));
+  const std::vector<std::string_view> rest = split_fields(stat.substr(close + 1));
   // rest[0] is field 3 (state): flags is field 9, utime 14, stime 15, starttime 22, processor 39.
   constexpr std::size_t kFlags = 9 - 3, kUtime = 14 - 3, kStime = 15 - 3, kStart = 22 - 3,
                         kProcessor = 39 - 3;
@@ -53,9 +31,9 @@ std::optional<TaskStat> parse_task_stat(std::string_view stat) {
   std::string_view tid = stat.substr(0, open);
   while (!tid.empty() && tid.back() == ' ') tid.remove_suffix(1);
   std::uint64_t utime = 0, stime = 0;
-  if (!parse_number(tid, task.tid) || !parse_number(rest[kFlags], task.flags) ||
-      !parse_number(rest[kUtime], utime) || !parse_number(rest[kStime], stime) ||
-      !parse_number(rest[kStart], task.start_time) || !parse_number(rest[kProcessor], task.processor)) {
+  if (!parse_field(tid, task.tid) || !parse_field(rest[kFlags], task.flags) ||
+      !parse_field(rest[kUtime], utime) || !parse_field(rest[kStime], stime) ||
+      !parse_field(rest[kStart], task.start_time) || !parse_field(rest[kProcessor], task.processor)) {
     return std::nullopt;
   }
   task.ticks = utime + stime;

@@ -13,17 +13,10 @@
 
 #include "harness/kernel_counters.hpp"
 #include "harness/proc_table.hpp"
+#include "harness/proc_text.hpp"
 
 namespace ringside::harness {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
 
 std::optional<std::uint64_t> number_at(std::string_view text, std::size_t& at) {
   while (at < text.size() && text[at] == ' ') ++at;

@@ -10,36 +10,10 @@
 #include <sstream>
 
 #include "harness/proc_table.hpp"
+#include "harness/proc_text.hpp"
 
 namespace ringside::harness {
 namespace {
-
-std::string read_text(const std::string& path) {
-  std::ifstream in(path);
-  if (!in) return {};
-  std::stringstream text;
-  text << in.rdbuf();
-  return text.str();
-}
-
-// The whitespace-separated fields of `text` from `at` on.
-std::vector<std::string_view> fields_of(std::string_view text) {
-  std::vector<std::string_view> fields;
-  std::size_t at = 0;
-  while (at < text.size()) {
-    while (at < text.size() && (text[at] == ' ' || text[at] == '\t')) ++at;
-    const std::size_t end = text.find_first_of(" \t", at);
-    if (at < text.size()) fields.push_back(text.substr(at, end == std::string_view::npos ? end : end - at));
-    at = end == std::string_view::npos ? text.size() : end;
-  }
-  return fields;
-}
-
-template <typename T>
-bool parse_number(std::string_view text, T& value) {
-  const auto [end, error] = std::from_chars(text.data(), text.data() + text.size(), value);
-  return error == std::errc() && end == text.data() + text.size();
-}
 
 std::vector<pid_t> task_ids(pid_t pid) {
   std::vector<pid_t> tids;
@@ -47,7 +21,7 @@ std::vector<pid_t> task_ids(pid_t pid) {
   if (tasks == nullptr) return tids;
   while (const dirent* entry = readdir(tasks)) {
     pid_t tid = 0;
-    if (parse_number(std::string_view(entry->d_name), tid)) tids.push_back(tid);
+    if (parse_field(std::string_view(entry->d_name), tid)) tids.push_back(tid);
   }
   closedir(tasks);
   return tids;
@@ -85,12 +59,12 @@ std::map<int, CpuTicks> parse_proc_stat_cpus(std::string_view text) {
         text.substr(at, newline == std::string_view::npos ? std::string_view::npos : newline - at);
     at = newline == std::string_view::npos ? text.size() : newline + 1;
     if (!line.starts_with("cpu") || line.size() < 4 || line[3] < '0' || line[3] > '9') continue;
-    const std::vector<std::string_view> fields = fields_of(line);
+    const std::vector<std::string_view> fields = split_fields(line);
     int cpu = 0;
-    if (fields.size() < 9 || !parse_number(fields[0].substr(3), cpu)) continue;
+    if (fields.size() < 9 || !parse_field(fields[0].substr(3), cpu)) continue;
     std::uint64_t values[8] = {};
     bool ok = true;
-    for (int i = 0; i < 8; ++i) ok = ok && parse_number(fields[static_cast<std::size_t>(i) + 1], values[i]);
+    for (int i = 0; i < 8; ++i) ok = ok && parse_field(fields[static_cast<std::size_t>(i) + 1], values[i]);
     if (!ok) continue;
     cpus[cpu] = {values[0], values[1], values[2], values[3], values[4], values[5], values[6], values[7]};
   }
