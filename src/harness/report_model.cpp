@@ -54,16 +54,6 @@ bool same_group(const PointResult& p, const PointGroupKey& key) {
   return p.connections == key.connections;
 }
 
-std::vector<std::string> workload_order(const RunResults& results) {
-  std::vector<std::string> names;
-  auto add = [&](const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  for (const WorkloadInfo& w : results.workloads) add(w.name);
-  for (const PointResult& p : results.points) add(p.workload);
-  return names;
-}
-
 std::vector<PointGroupKey> groups_of(const RunResults& results, const std::string& workload) {
   std::vector<PointGroupKey> keys;
   for (const PointResult& p : results.points) {

@@ -47,16 +47,6 @@ struct Candidate {
   std::vector<const PointResult*> points;
 };
 
-std::vector<std::string> workload_order(const RunResults& results) {
-  std::vector<std::string> names;
-  auto add = [&](const std::string& name) {
-    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
-  };
-  for (const WorkloadInfo& w : results.workloads) add(w.name);
-  for (const PointResult& p : results.points) add(p.workload);
-  return names;
-}
-
 std::size_t contestant_index(const RunResults& results, const std::string& name) {
   for (std::size_t i = 0; i < results.contestants.size(); ++i) {
     if (results.contestants[i].name == name) return i;
@@ -208,6 +198,17 @@ WorkloadVerdict decide_workload(const RunResults& results, const std::string& wo
 }
 
 }  // namespace
+
+std::vector<std::string> workload_order(const RunResults& results) {
+  std::vector<std::string> names;
+  auto add = [&](const std::string& name) {
+    if (std::find(names.begin(), names.end(), name) == names.end()) names.push_back(name);
+  };
+  for (const WorkloadInfo& w : results.workloads) add(w.name);
+  for (const PointResult& p : results.points) add(p.workload);
+  return names;
+}
+
 
 Span requests_per_s_span(const PointResult& point) {
   const Span interval = known_interval(point.requests_per_s_interval);

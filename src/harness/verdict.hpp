@@ -89,6 +89,9 @@ struct Verdict {
   std::vector<WorkloadVerdict> workloads;  // in the results' workload order
 };
 
+// The workloads in the order the reports show them: the scenario's, then any only points name.
+std::vector<std::string> workload_order(const RunResults& results);
+
 Verdict decide_verdict(const RunResults& results);
 
 // The place of a contestant (label) in a ranking: "1", "2=" (a shared place), "" when not ranked.
