@@ -30,6 +30,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 constexpr auto kPoll = std::chrono::milliseconds(20);
 constexpr double kKillWaitS = 5;  // for SIGKILLed processes to vanish
+constexpr int kLeftoverPasses = 4;  // scans for leftovers: a daemon is at most a few forks deep
 constexpr std::size_t kMaxOutput = 64 * 1024;
 
 // What failed in the child before exec, sent up a close-on-exec pipe: nothing arrives when exec
@@ -336,60 +337,73 @@ StopResult ChildProcess::stop(int signal, double grace_s) {
   result.status = status_;
 
   // Leftovers: live processes of the group, of the tree as it was, or orphans that came to us.
+  // Killing one may orphan a child it forked after the scan (a daemon's middle process caught
+  // between its fork and its exit): that child comes to us, so scan again until none is left.
   const pid_t self = getpid();
-  const auto table = scan_processes();
-  for (const auto& entry : table) {
-    if (entry.pid == self || entry.pid == pid_) continue;
-    const bool ours = entry.ppid == self &&
-                      std::find(earlier_children_.begin(), earlier_children_.end(), entry.pid) ==
-                          earlier_children_.end();
-    if (entry.zombie()) {
-      if (ours) reap_if_ours(entry.pid);
-      continue;
+  std::vector<std::pair<pid_t, std::uint64_t>> killed;
+  for (int pass = 0; pass < kLeftoverPasses; ++pass) {
+    const auto table = scan_processes();
+    std::vector<Leftover> found;
+    for (const auto& entry : table) {
+      if (entry.pid == self || entry.pid == pid_) continue;
+      const bool ours = entry.ppid == self &&
+                        std::find(earlier_children_.begin(), earlier_children_.end(), entry.pid) ==
+                            earlier_children_.end();
+      if (entry.zombie()) {
+        if (ours) reap_if_ours(entry.pid);
+        continue;
+      }
+      const bool already = std::any_of(killed.begin(), killed.end(), [&](const auto& k) {
+        return k.first == entry.pid && k.second == entry.start_time;
+      });
+      if (already) continue;  // killed in an earlier pass, not yet gone
+      auto known = tracked.find(entry.pid);
+      const bool was_tracked = known != tracked.end() && known->second == entry.start_time;
+      std::string how;
+      if (entry.pgrp == pid_) {
+        how = "still in its process group";
+      } else if (was_tracked) {
+        how = "escaped its process group";
+      } else if (ours) {
+        how = "orphan of it, reparented to the harness";
+      } else {
+        continue;
+      }
+      found.push_back({entry.pid, entry.command, how});
     }
-    auto known = tracked.find(entry.pid);
-    const bool was_tracked = known != tracked.end() && known->second == entry.start_time;
-    std::string how;
-    if (entry.pgrp == pid_) {
-      how = "still in its process group";
-    } else if (was_tracked) {
-      how = "escaped its process group";
-    } else if (ours) {
-      how = "orphan of it, reparented to the harness";
-    } else {
-      continue;
-    }
-    result.leftovers.push_back({entry.pid, entry.command, how});
-  }
-  // Their own children, born after the snapshot, go with them.
-  std::vector<Leftover> extra;
-  for (const auto& leftover : result.leftovers) {
-    for (pid_t pid : descendants_of(table, leftover.pid)) {
-      const bool listed = std::any_of(result.leftovers.begin(), result.leftovers.end(),
-                                      [&](const Leftover& l) { return l.pid == pid; });
-      if (listed) continue;
-      ProcEntry entry;
-      if (read_process(pid, entry) && !entry.zombie()) {
-        extra.push_back({pid, entry.command, "child of a leftover"});
+    if (found.empty()) break;
+    // Their own children, born after the snapshot, go with them.
+    std::vector<Leftover> extra;
+    for (const auto& leftover : found) {
+      for (pid_t pid : descendants_of(table, leftover.pid)) {
+        const bool listed = std::any_of(found.begin(), found.end(),
+                                        [&](const Leftover& l) { return l.pid == pid; });
+        if (listed) continue;
+        ProcEntry entry;
+        if (read_process(pid, entry) && !entry.zombie()) {
+          extra.push_back({pid, entry.command, "child of a leftover"});
+        }
       }
     }
-  }
-  result.leftovers.insert(result.leftovers.end(), extra.begin(), extra.end());
-  std::vector<std::pair<pid_t, std::uint64_t>> killed;
-  for (const auto& leftover : result.leftovers) {
-    ProcEntry entry;
-    if (read_process(leftover.pid, entry)) {
-      kill(leftover.pid, SIGKILL);
-      killed.emplace_back(leftover.pid, entry.start_time);
+    found.insert(found.end(), extra.begin(), extra.end());
+    std::vector<std::pair<pid_t, std::uint64_t>> now_killed;
+    for (const auto& leftover : found) {
+      ProcEntry entry;
+      if (read_process(leftover.pid, entry)) {
+        kill(leftover.pid, SIGKILL);
+        now_killed.emplace_back(leftover.pid, entry.start_time);
+      }
     }
-  }
-  const auto leftover_deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
-  for (const auto& [pid, start_time] : killed) {
-    while (true) {
-      reap_if_ours(pid);
-      if (!same_process(pid, start_time) || Clock::now() >= leftover_deadline) break;
-      std::this_thread::sleep_for(kPoll);
+    const auto leftover_deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
+    for (const auto& [pid, start_time] : now_killed) {
+      while (true) {
+        reap_if_ours(pid);
+        if (!same_process(pid, start_time) || Clock::now() >= leftover_deadline) break;
+        std::this_thread::sleep_for(kPoll);
+      }
     }
+    result.leftovers.insert(result.leftovers.end(), found.begin(), found.end());
+    killed.insert(killed.end(), now_killed.begin(), now_killed.end());
   }
   // An orphan killed above that was ours is a zombie by now, or soon: reap what has ended.
   for (const auto& [pid, start_time] : killed) reap_if_ours(pid);

@@ -253,7 +253,11 @@ connections = [2]
         self.assertAlmostEqual(policy["target"], 0.5)
         self.assertIn("order-statistic", policy["method"])
         steady, wobbly = self.point(document, "steady"), self.point(document, "wobbly")
-        self.assertEqual([r["round"] for r in steady["rounds"]], [1, 2, 3])
+        # Three rounds settle it; beside other work a round may be left out as server-starved,
+        # and then one more replaces it (never the maximum).
+        rounds = [r["round"] for r in steady["rounds"]]
+        self.assertEqual(rounds[:3], [1, 2, 3])
+        self.assertLess(len(rounds) - len(steady["left_out"]), 5, steady["rounds"])
         self.assertFalse(steady["noisy"], steady["requests_per_s_interval"])
         interval = steady["requests_per_s_interval"]
         self.assertAlmostEqual(interval["confidence"], 0.75)
@@ -264,7 +268,7 @@ connections = [2]
         self.assertTrue(wobbly["noisy"])
         self.assertIn("is not known to within +-50%", wobbly["noisy_note"])
         self.assertEqual(document["rounds"], 5)
-        self.assertIn("round 4: 1 point(s) not yet known to within +-50%", err)
+        self.assertRegex(err, r"round 4: [12] point\(s\) not yet known to within \+-50%")
 
     def test_the_time_budget_stops_extra_rounds(self):
         code, out, err = self.run_compare(self.scenario(self.SCENARIO), "--time-budget", "1s")

@@ -175,15 +175,17 @@ class ShieldTest(unittest.TestCase):
         self.assertIsNone(process.poll(), self.stderr_text())
 
     def open_gate(self):
-        open(self.go, "w").close()
-
         def writer():
             try:
                 return os.open(self.fifo, os.O_WRONLY | os.O_NONBLOCK)
             except OSError:
                 return None
+        # The start is blocked in `read` once a writer can open the FIFO: only then is "go"
+        # created (for later starts), so this start cannot slip past the check and leave the
+        # FIFO unread.
         fd = wait_until(writer, STEP_TIMEOUT)
         self.assertIsNotNone(fd, "the contestant's start never opened the gate")
+        open(self.go, "w").close()
         os.write(fd, b"go\n")
         os.close(fd)
 
