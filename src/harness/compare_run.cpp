@@ -188,6 +188,7 @@ class Engine {
                         const std::function<void()>& on_measure_end, load::LoadResult& result);
   PointResult& point_for(const std::string& contestant, const PointPlan& plan);
   const PointResult* find_point(const std::string& contestant, const PointPlan& plan) const;
+  std::size_t point_index(const std::string& contestant, const PointPlan& plan) const;  // or size()
   void fail_contestant(ContestantState& state, const std::string& reason, const std::string& output,
                        unsigned round);
   void compute_equal_loads();
@@ -382,19 +383,27 @@ void Engine::report_progress(const std::string& what, double point_s) {
       " (" + duration_text(point_s) + "), about " + duration_text(left) + " left");
 }
 
-const PointResult* Engine::find_point(const std::string& contestant, const PointPlan& plan) const {
-  for (const PointResult& point : results_.points) {
+std::size_t Engine::point_index(const std::string& contestant, const PointPlan& plan) const {
+  for (std::size_t i = 0; i < results_.points.size(); ++i) {
+    const PointResult& point = results_.points[i];
     if (point.contestant == contestant && point.workload == plan.workload->name &&
         point.mode == plan.mode && point.connections == plan.connections &&
         (plan.mode == "closed" || point.rate == plan.rate)) {
-      return &point;
+      return i;
     }
   }
-  return nullptr;
+  return results_.points.size();
+}
+
+const PointResult* Engine::find_point(const std::string& contestant, const PointPlan& plan) const {
+  const std::size_t at = point_index(contestant, plan);
+  return at < results_.points.size() ? &results_.points[at] : nullptr;
 }
 
 PointResult& Engine::point_for(const std::string& contestant, const PointPlan& plan) {
-  if (const PointResult* found = find_point(contestant, plan)) return const_cast<PointResult&>(*found);
+  if (const std::size_t at = point_index(contestant, plan); at < results_.points.size()) {
+    return results_.points[at];
+  }
   PointResult& point = results_.points.emplace_back();
   point.workload = plan.workload->name;
   point.contestant = contestant;
