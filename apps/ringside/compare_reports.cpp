@@ -3,9 +3,9 @@
 #include <cstdio>
 #include <exception>
 
-#include "harness/report_diff.hpp"
-#include "harness/report_files.hpp"
-#include "harness/results.hpp"
+#include "harness/report/report_diff.hpp"
+#include "harness/report/report_files.hpp"
+#include "harness/results/results.hpp"
 
 namespace ringside::apps {
 namespace {

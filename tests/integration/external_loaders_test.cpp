@@ -5,7 +5,7 @@
 
 #include <cmath>
 
-#include "harness/external_loader.hpp"
+#include "harness/loaders/external_loader.hpp"
 #include "hello_server.hpp"
 
 namespace ringside::harness {

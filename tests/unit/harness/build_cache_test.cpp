@@ -1,4 +1,4 @@
-#include "harness/build_cache.hpp"
+#include "harness/process/build_cache.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "harness/compare_run.hpp"
+#include "harness/run/compare_run.hpp"
 
 #include <gtest/gtest.h>
 

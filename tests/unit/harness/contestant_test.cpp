@@ -1,4 +1,5 @@
-#include "harness/contestant.hpp"
+#include "harness/config/contestant.hpp"
+#include "harness/check/runtime_version.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

@@ -1,4 +1,4 @@
-#include "harness/cpu_shield.hpp"
+#include "harness/process/cpu_shield.hpp"
 
 #include <gtest/gtest.h>
 #include <sched.h>

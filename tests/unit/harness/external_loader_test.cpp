@@ -1,4 +1,4 @@
-#include "harness/external_loader.hpp"
+#include "harness/loaders/external_loader.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/kernel_counters.hpp"
+#include "harness/measure/kernel_counters.hpp"
 
 #include <arpa/inet.h>
 #include <fcntl.h>

@@ -1,8 +1,8 @@
-#include "harness/load_hosts.hpp"
+#include "harness/loaders/load_hosts.hpp"
 
 #include <gtest/gtest.h>
 
-#include "harness/inventory.hpp"
+#include "harness/config/inventory.hpp"
 
 namespace ringside::harness {
 namespace {

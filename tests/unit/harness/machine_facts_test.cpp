@@ -1,4 +1,4 @@
-#include "harness/machine_facts.hpp"
+#include "harness/measure/machine_facts.hpp"
 
 #include <gtest/gtest.h>
 

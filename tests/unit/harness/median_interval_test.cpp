@@ -1,4 +1,4 @@
-#include "harness/median_interval.hpp"
+#include "harness/measure/median_interval.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/placeholders.hpp"
+#include "harness/config/placeholders.hpp"
 
 #include <gtest/gtest.h>
 

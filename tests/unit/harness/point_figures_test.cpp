@@ -1,4 +1,4 @@
-#include "harness/point_figures.hpp"
+#include "harness/measure/point_figures.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/point_summary.hpp"
+#include "harness/measure/point_summary.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/process.hpp"
+#include "harness/process/process.hpp"
 
 #include <gtest/gtest.h>
 #include <sched.h>
@@ -10,7 +10,7 @@
 #include <fstream>
 #include <thread>
 
-#include "harness/proc_table.hpp"
+#include "harness/process/proc_table.hpp"
 
 namespace ringside::harness {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/report_diff.hpp"
+#include "harness/report/report_diff.hpp"
 
 #include <gtest/gtest.h>
 

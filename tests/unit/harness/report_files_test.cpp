@@ -1,4 +1,4 @@
-#include "harness/report_files.hpp"
+#include "harness/report/report_files.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

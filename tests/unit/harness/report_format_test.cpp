@@ -1,10 +1,10 @@
-#include "harness/report_format.hpp"
+#include "harness/report/report_format.hpp"
 
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace ringside::harness {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/report_html.hpp"
+#include "harness/report/report_html.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/report_markdown.hpp"
+#include "harness/report/report_markdown.hpp"
 
 #include <gtest/gtest.h>
 

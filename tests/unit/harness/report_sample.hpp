@@ -5,7 +5,7 @@
 #include <filesystem>
 #include <string>
 
-#include "harness/results.hpp"
+#include "harness/results/results.hpp"
 
 namespace ringside::harness::testing {
 

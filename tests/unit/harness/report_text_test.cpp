@@ -1,8 +1,8 @@
-#include "harness/report_text.hpp"
+#include "harness/report/report_text.hpp"
 
 #include <gtest/gtest.h>
 
-#include "harness/report_model.hpp"
+#include "harness/report/report_model.hpp"
 
 namespace ringside::harness {
 namespace {

@@ -1,4 +1,4 @@
-#include "harness/sampler.hpp"
+#include "harness/measure/sampler.hpp"
 
 #include <gtest/gtest.h>
 #include <signal.h>

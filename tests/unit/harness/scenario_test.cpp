@@ -1,4 +1,4 @@
-#include "harness/scenario.hpp"
+#include "harness/config/scenario.hpp"
 
 #include <gtest/gtest.h>
 

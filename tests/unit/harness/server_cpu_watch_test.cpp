@@ -1,4 +1,4 @@
-#include "harness/server_cpu_watch.hpp"
+#include "harness/measure/server_cpu_watch.hpp"
 
 #include <gtest/gtest.h>
 #include <unistd.h>

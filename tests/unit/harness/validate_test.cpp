@@ -1,4 +1,4 @@
-#include "harness/validate.hpp"
+#include "harness/check/validate.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,4 +1,4 @@
-#include "harness/verdict.hpp"
+#include "harness/report/verdict.hpp"
 
 #include <gtest/gtest.h>
 

@@ -1,0 +1,173 @@
+#include "harness/check/validation_run.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <stdexcept>
+
+#include "harness/check/runtime_version.hpp"
+
+namespace ringside::harness {
+namespace {
+
+void say(const ValidationRunOptions& options, const std::string& line) {
+  if (options.progress) options.progress(line);
+}
+
+bool interrupted(const ValidationRunOptions& options) {
+  return options.stop != nullptr && options.stop->load();
+}
+
+std::string skip_reason(const Runnability& runnability) {
+  std::string reason = runnability.reason;
+  if (!runnability.install.empty()) reason += "; install: " + runnability.install;
+  return reason;
+}
+
+}  // namespace
+
+std::string_view describe(CheckVerdict verdict) {
+  switch (verdict) {
+    case CheckVerdict::kPass: return "PASS";
+    case CheckVerdict::kFail: return "FAIL";
+    case CheckVerdict::kSkip: return "SKIP";
+    case CheckVerdict::kInterrupted: return "STOPPED";
+  }
+  return "?";
+}
+
+std::string ContestantReport::line() const {
+  std::string text = std::string(describe(verdict)) + " " + name;
+  if (!version.empty()) text += " (" + version + ")";
+  const auto passed = std::count_if(checks.begin(), checks.end(),
+                                    [](const Check& check) { return check.passed; });
+  if (verdict == CheckVerdict::kPass) {
+    return text + ": " + std::to_string(passed) + " of " + std::to_string(checks.size()) +
+           " checks" + (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
+  }
+  text += ": ";
+  for (std::size_t i = 0; i < problems.size(); ++i) {
+    if (i > 0) text += "; ";
+    text += problems[i];
+  }
+  if (verdict == CheckVerdict::kInterrupted && !checks.empty()) {
+    text += " (" + std::to_string(passed) + " of " + std::to_string(checks.size()) +
+            " checks run passed)";
+  }
+  return text;
+}
+
+ContestantReport validate_contestant(const Contestant& contestant,
+                                     const ValidationRunOptions& options) {
+  ContestantReport report;
+  report.name = contestant.name();
+  report.pipelining = contestant.manifest.pipelining;
+  const Runnability runnability = check_runnable(contestant);
+  if (!runnability.runnable) {
+    report.verdict = CheckVerdict::kSkip;
+    report.problems.push_back(skip_reason(runnability));
+    return report;
+  }
+  report.version = runtime_version(contestant);
+
+  auto fail = [&](std::string problem) {
+    report.verdict = CheckVerdict::kFail;
+    report.problems.push_back(std::move(problem));
+  };
+  auto stop_early = [&](const std::string& at) {
+    report.verdict = CheckVerdict::kInterrupted;
+    report.problems.push_back("interrupted " + at);
+  };
+
+  if (options.cache.state(contestant) == BuildState::kNeedsBuild) {
+    say(options, contestant.name() + ": building");
+  }
+  BuildOutcome built =
+      build_if_needed(contestant, options.cache, options.build_timeout_s, options.stop);
+  if (interrupted(options)) {
+    stop_early("while building");
+    return report;
+  }
+  if (!built.ok) {
+    fail(built.reason);
+    return report;
+  }
+
+  if (options.start.host != "127.0.0.1" && !contestant.takes_host()) {
+    fail(no_host_reason(options.start.host));
+    return report;
+  }
+  say(options, contestant.name() + ": starting");
+  std::optional<RunningContestant> server;
+  try {
+    server.emplace(contestant, options.start);
+  } catch (const std::exception& error) {
+    fail(std::string("start: ") + error.what());
+    return report;
+  }
+  ReadyResult ready = server->wait_ready(options.ready_timeout_s, options.stop);
+  if (ready.ok) {
+    say(options, contestant.name() + ": ready on " + server->host() + " port " +
+                     std::to_string(server->port()) + ", checking");
+    ValidateOptions checks = options.checks;
+    checks.stop = options.stop;
+    checks.pipelining = contestant.manifest.pipelining;
+    checks.host = server->host();
+    // Without a database its database routes answer 503 by design: check the others.
+    std::vector<Route> routes = contestant.manifest.routes;
+    if (options.start.db_url == "none") {
+      std::erase_if(routes, is_database_route);
+    }
+    report.checks = validate_server(server->port(), routes, checks);
+    for (const Check& check : report.checks) {
+      if (!check.passed) fail(check.name + ": " + check.reason);
+    }
+  } else if (ready.interrupted) {
+    stop_early("before it was ready");
+  } else {
+    fail(ready.reason);
+  }
+  if (interrupted(options) && report.verdict != CheckVerdict::kInterrupted) stop_early("while checking");
+
+  say(options, contestant.name() + ": stopping with " + contestant.manifest.stop_signal_name);
+  const StopResult stopped = server->stop(options.stop_grace_s);
+  const std::string problem = stopped.problem();
+  if (!problem.empty()) {
+    if (report.verdict == CheckVerdict::kInterrupted) {
+      report.problems.push_back(problem);
+    } else {
+      fail("stop: " + problem);
+    }
+  }
+  if (report.verdict == CheckVerdict::kFail) report.last_output = server->last_output(5);
+  return report;
+}
+
+bool needs_database(const std::vector<Contestant>& contestants) {
+  return std::any_of(contestants.begin(), contestants.end(), [](const Contestant& contestant) {
+    return contestant.manifest.db_pool > 0 && check_runnable(contestant).runnable;
+  });
+}
+
+std::string ListEntry::line(std::size_t name_width, std::size_t version_width) const {
+  auto pad = [](std::string text, std::size_t width) {
+    if (text.size() < width) text.append(width - text.size(), ' ');
+    return text;
+  };
+  std::string text = pad(name, name_width) + "  " + pad(version, version_width) + "  " +
+                     pad(std::string(describe(build)), 11) + "  ";
+  if (runnability.runnable) return text + "runnable";
+  text += "not runnable: " + runnability.reason;
+  if (!runnability.install.empty()) text += "; install: " + runnability.install;
+  return text;
+}
+
+ListEntry list_entry(const Contestant& contestant, const BuildCache& cache) {
+  ListEntry entry;
+  entry.name = contestant.name();
+  entry.runnability = check_runnable(contestant);
+  entry.version = entry.runnability.runnable ? runtime_version(contestant) : "-";
+  entry.build = cache.state(contestant);
+  return entry;
+}
+
+}  // namespace ringside::harness

@@ -1,0 +1,70 @@
+// `ringside compare --validate` and `--list` as a library: for one contestant, skip it when it
+// cannot run here, build it (cached), start it on a free port, wait until ready, run the checks of
+// validate.hpp, stop it and check nothing of it is left; and the facts --list shows. The CLI
+// (apps/ringside/compare_command.cpp) only parses flags, provisions the database and prints.
+//
+//   ValidationRunOptions options;  options.stop = &interrupted;  options.progress = print_line;
+//   ContestantReport report = validate_contestant(contestant, options);
+//   puts(report.line().c_str());   // "PASS name (version): 9 checks" / "FAIL name: reasons"
+#pragma once
+
+#include <atomic>
+#include <functional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "harness/process/build_cache.hpp"
+#include "harness/config/contestant.hpp"
+#include "harness/process/lifecycle.hpp"
+#include "harness/check/validate.hpp"
+
+namespace ringside::harness {
+
+enum class CheckVerdict { kPass, kFail, kSkip, kInterrupted };
+
+std::string_view describe(CheckVerdict verdict);  // "PASS", "FAIL", "SKIP", "STOPPED"
+
+struct ContestantReport {
+  std::string name;
+  CheckVerdict verdict = CheckVerdict::kPass;
+  std::string version;
+  std::vector<Check> checks;
+  std::vector<std::string> problems;  // why it failed or was skipped, one phrase each
+  std::string last_output;            // its last lines, when it failed after starting
+  bool pipelining = true;             // its manifest's `pipelining`: false leaves that check out
+
+  // One line: "PASS name (version): 9 of 9 checks", "FAIL name: problem; problem",
+  // "SKIP name: needs node (not on PATH); install: scripts/setup".
+  [[nodiscard]] std::string line() const;
+};
+
+struct ValidationRunOptions {
+  StartOptions start;                    // threads, db_url, cpus, host
+  double ready_timeout_s = 30;
+  double stop_grace_s = kStopGraceS;
+  double build_timeout_s = kBuildTimeoutS;
+  BuildCache cache;
+  ValidateOptions checks;
+  const std::atomic<bool>* stop = nullptr;                  // Ctrl-C: finish this one early
+  std::function<void(const std::string&)> progress;         // one line per step, for stderr
+};
+
+ContestantReport validate_contestant(const Contestant& contestant,
+                                     const ValidationRunOptions& options);
+
+// True when one of these would need a database: runnable, with a pool (db_pool > 0).
+bool needs_database(const std::vector<Contestant>& contestants);
+
+struct ListEntry {
+  std::string name;
+  std::string version;   // runtime version, or "-" when not runnable
+  BuildState build = BuildState::kNone;
+  Runnability runnability;
+  // "name  version  build state  runnable" or "... not runnable: reason; install: command"
+  [[nodiscard]] std::string line(std::size_t name_width, std::size_t version_width) const;
+};
+
+ListEntry list_entry(const Contestant& contestant, const BuildCache& cache);
+
+}  // namespace ringside::harness

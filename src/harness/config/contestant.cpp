@@ -1,0 +1,324 @@
+#include "harness/config/contestant.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <array>
+#include <cstdlib>
+#include <fstream>
+#include <optional>
+#include <sstream>
+#include <system_error>
+#include <toml++/toml.h>
+
+#include "harness/config/placeholders.hpp"
+#include "harness/config/toml_fields.hpp"
+
+namespace ringside::harness {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr std::array<std::pair<std::string_view, Route>, 4> kRoutes = {{
+    {"/", Route::kHello},
+    {"/json", Route::kJson},
+    {"/users/:id", Route::kUsers},
+    {"/db", Route::kDb},
+}};
+
+constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
+    {"SIGTERM", SIGTERM},
+    {"SIGINT", SIGINT},
+    {"SIGQUIT", SIGQUIT},
+    {"SIGHUP", SIGHUP},
+    {"SIGUSR1", SIGUSR1},
+    {"SIGUSR2", SIGUSR2},
+}};
+
+constexpr std::array<std::string_view, 20> kFields = {
+    "name",  "description", "language",     "runtime", "available",  "reason",
+    "requires", "install",  "version",      "build",   "build_inputs", "start",
+    "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining",
+    "database_optional"};
+
+using FieldReader = TomlFields<ManifestError>;
+
+void check_argv(const FieldReader& reader, std::string_view field,
+                const std::vector<std::string>& argv, PlaceholderSet allowed) {
+  for (const std::string& argument : argv) {
+    std::string problem = check_placeholders(argument, allowed);
+    if (!problem.empty()) reader.fail(field, problem, reader.node(field));
+  }
+}
+
+void check_relative(const FieldReader& reader, std::string_view field, const std::string& path) {
+  if (path.empty() || path.front() == '/') {
+    reader.fail(field, "'" + path + "' must be a path relative to the contestant's folder",
+                reader.node(field));
+  }
+}
+
+void read_routes(const FieldReader& reader, Manifest& manifest) {
+  auto routes = reader.strings("routes", true);
+  if (routes->empty()) reader.fail("routes", "must name at least one route", reader.node("routes"));
+  for (const std::string& path : *routes) {
+    auto known = std::find_if(kRoutes.begin(), kRoutes.end(),
+                              [&](const auto& route) { return route.first == path; });
+    if (known == kRoutes.end()) {
+      reader.fail("routes", "unknown route '" + path + "' (known: /, /json, /users/:id, /db)",
+                  reader.node("routes"));
+    }
+    if (std::find(manifest.routes.begin(), manifest.routes.end(), known->second) !=
+        manifest.routes.end()) {
+      reader.fail("routes", "'" + path + "' is listed twice", reader.node("routes"));
+    }
+    manifest.routes.push_back(known->second);
+  }
+}
+
+void read_threads(const FieldReader& reader, Manifest& manifest) {
+  const toml::node* node = reader.find("threads", true);
+  if (node->is_string() && node->as_string()->get() == "param") {
+    manifest.threads_param = true;
+    return;
+  }
+  if (node->is_integer() && node->as_integer()->get() >= 1 && node->as_integer()->get() <= 4096) {
+    manifest.threads_param = false;
+    manifest.fixed_threads = static_cast<int>(node->as_integer()->get());
+    return;
+  }
+  reader.fail("threads", "must be \"param\" (it honours {threads}) or an integer in [1 - 4096]",
+              node);
+}
+
+void read_db_pool(const FieldReader& reader, Manifest& manifest) {
+  const toml::node* node = reader.find("db_pool", false);
+  if (node == nullptr) return;
+  if (!node->is_integer() || node->as_integer()->get() < 0 ||
+      node->as_integer()->get() > 10000) {
+    reader.fail("db_pool", "must be an integer in [0 - 10000] (0: no database)", node);
+  }
+  manifest.db_pool = static_cast<int>(node->as_integer()->get());
+}
+
+void read_stop_signal(const FieldReader& reader, Manifest& manifest) {
+  auto name = reader.string("stop_signal", false);
+  if (!name) return;
+  auto known = std::find_if(kStopSignals.begin(), kStopSignals.end(),
+                            [&](const auto& signal) { return signal.first == *name; });
+  if (known == kStopSignals.end()) {
+    reader.fail("stop_signal",
+                "'" + *name + "' is not one of SIGTERM, SIGINT, SIGQUIT, SIGHUP, SIGUSR1, SIGUSR2",
+                reader.node("stop_signal"));
+  }
+  manifest.stop_signal = known->second;
+  manifest.stop_signal_name = *name;
+}
+
+bool valid_env_name(std::string_view name) {
+  if (name.empty() || (name.front() >= '0' && name.front() <= '9')) return false;
+  return std::all_of(name.begin(), name.end(), [](char c) {
+    return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '_';
+  });
+}
+
+void read_env(const FieldReader& reader, Manifest& manifest) {
+  const toml::node* node = reader.find("env", false);
+  if (node == nullptr) return;
+  const toml::table* env = node->as_table();
+  if (env == nullptr) reader.fail("env", "must be a table of NAME = \"value\"", node);
+  for (const auto& [key, value] : *env) {
+    const std::string name(key.str());
+    const std::string field = "env." + name;
+    if (!valid_env_name(name)) {
+      reader.fail(field, "not a valid environment variable name (letters, digits, _)", &value);
+    }
+    if (!value.is_string()) {
+      reader.fail(field, "must be a string, not " + FieldReader::type_of(value), &value);
+    }
+    std::string problem = check_placeholders(value.as_string()->get(), kStartPlaceholders);
+    if (!problem.empty()) reader.fail(field, problem, &value);
+    manifest.env.emplace_back(name, value.as_string()->get());
+  }
+}
+
+}  // namespace
+
+std::string_view route_path(Route route) {
+  for (const auto& [path, known] : kRoutes) {
+    if (known == route) return path;
+  }
+  return "?";
+}
+
+bool Contestant::claims(Route route) const {
+  return std::find(manifest.routes.begin(), manifest.routes.end(), route) != manifest.routes.end();
+}
+
+Manifest parse_manifest(std::string_view text, const std::string& source,
+                        std::string_view folder_name) {
+  toml::table table;
+  try {
+    table = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    throw ManifestError(source + ":" + std::to_string(error.source().begin.line) +
+                        ": not valid TOML: " + std::string(error.description()));
+  }
+  const FieldReader reader(table, source);
+  reader.refuse_unknown(kFields);
+
+  Manifest manifest;
+  manifest.name = *reader.string("name", true);
+  if (manifest.name != folder_name) {
+    reader.fail("name", "'" + manifest.name + "' must equal the folder's name '" +
+                            std::string(folder_name) + "'",
+                reader.node("name"));
+  }
+  manifest.description = reader.string("description", false).value_or("");
+  manifest.language = reader.string("language", false).value_or("");
+  manifest.runtime = *reader.string("runtime", true);
+  manifest.available = reader.boolean("available").value_or(true);
+  manifest.reason = reader.string("reason", false).value_or("");
+  if (!manifest.available && manifest.reason.empty()) {
+    reader.fail("reason", "must say why, since available = false", reader.node("available"));
+  }
+  manifest.required = reader.strings("requires", false).value_or(std::vector<std::string>{});
+  for (const std::string& program : manifest.required) {
+    if (program.empty() || program.front() == '/') {
+      reader.fail("requires", "'" + program + "' must be a program name or a path relative to "
+                              "the contestant's folder", reader.node("requires"));
+    }
+  }
+  manifest.install = reader.string("install", false).value_or("");
+  manifest.version = reader.strings("version", false).value_or(std::vector<std::string>{});
+  check_argv(reader, "version", manifest.version, kBuildPlaceholders);
+  manifest.build = reader.strings("build", false).value_or(std::vector<std::string>{});
+  check_argv(reader, "build", manifest.build, kBuildPlaceholders);
+  manifest.build_inputs = reader.strings("build_inputs", false).value_or(std::vector<std::string>{});
+  for (const std::string& input : manifest.build_inputs) check_relative(reader, "build_inputs", input);
+  manifest.start = *reader.strings("start", true);
+  // A contestant listed only to say why it cannot run (rocket) has nothing to start.
+  if (manifest.start.empty() && manifest.available) {
+    reader.fail("start", "must not be empty", reader.node("start"));
+  }
+  check_argv(reader, "start", manifest.start, kStartPlaceholders);
+  manifest.ready_path = *reader.string("ready_path", true);
+  if (manifest.ready_path.empty() || manifest.ready_path.front() != '/' ||
+      manifest.ready_path.find_first_of(" \t\r\n") != std::string::npos) {
+    reader.fail("ready_path", "'" + manifest.ready_path + "' must be a path starting with /",
+                reader.node("ready_path"));
+  }
+  read_routes(reader, manifest);
+  read_threads(reader, manifest);
+  read_db_pool(reader, manifest);
+  manifest.pipelining = reader.boolean("pipelining").value_or(true);
+  manifest.database_optional = reader.boolean("database_optional").value_or(false);
+  read_stop_signal(reader, manifest);
+  read_env(reader, manifest);
+  return manifest;
+}
+
+Contestant load_contestant(const fs::path& dir) {
+  const fs::path path = dir / kManifestFile;
+  std::ifstream file(path);
+  if (!file) throw ManifestError(path.string() + ": cannot be read");
+  std::ostringstream text;
+  text << file.rdbuf();
+  Contestant contestant;
+  std::error_code error;
+  contestant.dir = fs::absolute(dir, error).lexically_normal();
+  if (contestant.dir.has_filename() == false) contestant.dir = contestant.dir.parent_path();
+  contestant.manifest_path = path;
+  contestant.manifest =
+      parse_manifest(text.str(), path.string(), contestant.dir.filename().string());
+  return contestant;
+}
+
+std::vector<Contestant> discover_contestants(const fs::path& root) {
+  std::error_code error;
+  if (!fs::is_directory(root, error)) {
+    throw std::runtime_error("contestants folder '" + root.string() + "' does not exist");
+  }
+  std::vector<fs::path> folders;
+  for (const auto& entry : fs::directory_iterator(root, error)) {
+    if (entry.is_directory() && fs::exists(entry.path() / kManifestFile)) {
+      folders.push_back(entry.path());
+    }
+  }
+  if (error) throw std::runtime_error("cannot list '" + root.string() + "': " + error.message());
+  std::sort(folders.begin(), folders.end());
+  std::vector<Contestant> contestants;
+  for (const fs::path& folder : folders) contestants.push_back(load_contestant(folder));
+  return contestants;
+}
+
+fs::path self_executable() {
+  std::error_code error;
+  fs::path self = fs::read_symlink("/proc/self/exe", error);
+  return error ? fs::path() : self;
+}
+
+fs::path default_contestants_dir() {
+  const fs::path self = self_executable();
+  if (self.empty()) return {};
+  std::error_code error;
+  fs::path candidate = (self.parent_path() / "../../../contestants").lexically_normal();
+  return fs::is_directory(candidate, error) ? candidate : fs::path();
+}
+
+namespace {
+
+bool on_path(const std::string& program) {
+  const char* path = std::getenv("PATH");
+  std::string_view rest = path != nullptr ? path : "/usr/local/bin:/usr/bin:/bin";
+  while (true) {
+    const auto colon = rest.find(':');
+    std::string dir(rest.substr(0, colon));
+    if (dir.empty()) dir = ".";
+    if (access((dir + "/" + program).c_str(), X_OK) == 0) return true;
+    if (colon == std::string_view::npos) return false;
+    rest.remove_prefix(colon + 1);
+  }
+}
+
+}  // namespace
+
+bool Contestant::takes_host() const {
+  auto has = [](const std::string& text) { return text.find("{host}") != std::string::npos; };
+  return std::any_of(manifest.start.begin(), manifest.start.end(), has) ||
+         std::any_of(manifest.env.begin(), manifest.env.end(),
+                     [&](const auto& entry) { return has(entry.second); });
+}
+
+std::string no_host_reason(const std::string& host) {
+  return "its start command has no {host}: it listens on 127.0.0.1 only, not on " + host +
+         "; add {host} to its start command or [env] (docs/contestants.md)";
+}
+
+Runnability check_runnable(const Contestant& contestant) {
+  const Manifest& manifest = contestant.manifest;
+  if (!manifest.available) return {false, "not available: " + manifest.reason, ""};
+  std::vector<std::string> missing;
+  for (const std::string& program : manifest.required) {
+    // A bare name is a program on PATH; a path (relative to the folder) is a file that must be
+    // there: a runtime's binary, or a package that npm ci installs (node_modules/pg/package.json).
+    const bool found = program.find('/') != std::string::npos
+                           ? access((contestant.dir / program).c_str(), F_OK) == 0
+                           : on_path(program);
+    if (!found) {
+      missing.push_back(program + (program.find('/') != std::string::npos
+                                       ? " (no such file, relative to the folder)"
+                                       : " (not on PATH)"));
+    }
+  }
+  if (missing.empty()) return {};
+  std::string reason = "needs ";
+  for (std::size_t i = 0; i < missing.size(); ++i) {
+    if (i > 0) reason += ", ";
+    reason += missing[i];
+  }
+  return {false, reason, manifest.install.empty() ? "scripts/setup" : manifest.install};
+}
+
+
+}  // namespace ringside::harness

@@ -1,0 +1,131 @@
+#include "harness/process/lifecycle.hpp"
+
+#include "core/socket.hpp"
+
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <chrono>
+#include <cstdlib>
+#include <cstring>
+#include <filesystem>
+#include <stdexcept>
+#include <thread>
+
+#include "harness/process/http_client.hpp"
+#include "harness/config/placeholders.hpp"
+
+namespace ringside::harness {
+namespace {
+
+namespace fs = std::filesystem;
+using Clock = std::chrono::steady_clock;
+
+constexpr auto kReadyPoll = std::chrono::milliseconds(50);
+constexpr double kProbeTimeoutS = 2;
+constexpr std::size_t kKeptOutputBytes = 16 * 1024;
+
+std::string make_workdir() {
+  const char* tmp = std::getenv("TMPDIR");
+  std::string pattern =
+      std::string(tmp != nullptr && *tmp != '\0' ? tmp : "/tmp") + "/ringside-run-XXXXXX";
+  if (mkdtemp(pattern.data()) == nullptr) {
+    throw std::runtime_error("cannot create a work directory like " + pattern + ": " +
+                             std::strerror(errno));
+  }
+  return pattern;
+}
+
+}  // namespace
+
+int pick_free_port() { return core::free_loopback_port(); }
+
+RunningContestant::RunningContestant(const Contestant& contestant, const StartOptions& options)
+    : contestant_(contestant), port_(pick_free_port()), host_(options.host), workdir_(make_workdir()) {
+  output_path_ = workdir_ + "/" + kOutputFile;
+  PlaceholderValues values;
+  values.port = std::to_string(port_);
+  values.threads = std::to_string(options.threads);
+  values.db_url = options.db_url;
+  values.dir = contestant.dir.string();
+  values.workdir = workdir_;
+  values.ringside = self_executable().string();
+  values.host = host_;
+  ProcessSpec spec;
+  for (const auto& argument : contestant.manifest.start) {
+    spec.argv.push_back(expand_placeholders(argument, values));
+  }
+  for (const auto& [name, value] : contestant.manifest.env) {
+    spec.env.emplace_back(name, expand_placeholders(value, values));
+  }
+  spec.cwd = contestant.dir.string();
+  spec.output_path = output_path_;
+  spec.cpus = options.cpus;
+  try {
+    process_ = ChildProcess(spec);
+  } catch (...) {
+    std::error_code error;
+    fs::remove_all(workdir_, error);
+    throw;
+  }
+}
+
+RunningContestant::~RunningContestant() {
+  try {
+    stop();
+  } catch (...) {  // a destructor cannot report; stop() throws only on allocation failure
+  }
+}
+
+ReadyResult RunningContestant::wait_ready(double timeout_s, const std::atomic<bool>* stop) {
+  const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
+  const std::string& path = contestant_.manifest.ready_path;
+  std::string last = "no attempt";
+  while (true) {
+    if (!process_.running()) {
+      std::string reason = "exited (" +
+                           (process_.status() ? describe_wait_status(*process_.status())
+                                              : std::string("status unknown")) +
+                           ") before it was ready";
+      const std::string output = last_output(3);
+      if (!output.empty()) reason += "; last output: " + output;
+      return {false, false, reason};
+    }
+    if (stop != nullptr && stop->load()) return {false, true, "interrupted before it was ready"};
+    HttpResponse response;
+    std::string error;
+    if (fetch(host_, port_, path, kProbeTimeoutS, response, error)) {
+      if (response.status == 200) return {true, false, {}};
+      last = "status " + std::to_string(response.status);
+    } else {
+      last = error;
+    }
+    if (Clock::now() >= deadline) {
+      std::string reason = "not ready within " + format_seconds(timeout_s) + " (GET " + path +
+                           ": " + last + ")";
+      const std::string output = last_output(3);
+      if (!output.empty()) reason += "; last output: " + output;
+      return {false, false, reason};
+    }
+    std::this_thread::sleep_for(kReadyPoll);
+  }
+}
+
+StopResult RunningContestant::stop(double grace_s) {
+  if (stopped_) return stop_result_;
+  stopped_ = true;
+  stop_result_ = process_.stop(contestant_.manifest.stop_signal, grace_s);
+  kept_output_ = read_tail(output_path_, kKeptOutputBytes);
+  std::error_code error;
+  fs::remove_all(workdir_, error);
+  return stop_result_;
+}
+
+std::string RunningContestant::last_output(std::size_t lines) const {
+  return stopped_ ? tail_lines(kept_output_, lines) : last_lines(output_path_, lines);
+}
+
+}  // namespace ringside::harness
