@@ -15,7 +15,7 @@ constexpr const char* kUsage =
     "  load      load-test an HTTP server (ringside load --help)\n"
     "  merge     merge the results of several load generators (ringside merge --help)\n"
     "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
-    "  compare   check and list the contestants (ringside compare --help)\n"
+    "  compare   compare servers under load: a verdict and reports (ringside compare --help)\n"
     "\n"
     "ringside 0.1.0\n";
 
