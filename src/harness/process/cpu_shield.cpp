@@ -396,8 +396,7 @@ bool CpuShield::begin(const ShieldSay& say) {
   return true;
 }
 
-unsigned CpuShield::pass(const std::vector<pid_t>& exempt) {
-  if (!active_) return 0;
+std::vector<MovedTask> CpuShield::tasks_to_move(const std::vector<pid_t>& exempt) {
   const std::vector<ProcEntry> table = scan_processes();
   std::set<pid_t> skip;
   for (pid_t root : exempt) {
@@ -433,6 +432,12 @@ unsigned CpuShield::pass(const std::vector<pid_t>& exempt) {
       }
     }
   }
+  return pending;
+}
+
+unsigned CpuShield::pass(const std::vector<pid_t>& exempt) {
+  if (!active_) return 0;
+  std::vector<MovedTask> pending = tasks_to_move(exempt);
   if (pending.empty()) return 0;
   // The state file lists them before any moves: a crash from here on can be undone.
   const std::size_t before = moved_.size();

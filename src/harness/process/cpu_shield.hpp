@@ -150,6 +150,9 @@ class CpuShield {
 
  private:
   void note_unmovable(const std::string& name);
+  // The tasks of the shield's scope (but exempt's trees) on the server CPUs, not yet seen, that
+  // can be moved; the ones that cannot are noted as unmovable.
+  std::vector<MovedTask> tasks_to_move(const std::vector<pid_t>& exempt);
   bool write_state(const std::string& phase);
 
   std::vector<int> server_cpus_;

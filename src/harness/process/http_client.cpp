@@ -173,35 +173,11 @@ long HttpConnection::fill(Clock::time_point deadline, std::string& error) {
   }
 }
 
-bool HttpConnection::read_response(HttpResponse& out, double timeout_s, std::string& error) {
-  if (fd_ < 0) {
-    error = "not connected";
-    return false;
-  }
-  const auto deadline = deadline_after(timeout_s);
-  http::Response head;
-  std::size_t head_bytes = 0;
-  while (true) {
-    auto parsed = parse_response_head(buffer_, head);
-    if (parsed.status == http::ParseStatus::kError) {
-      error = std::string(http::describe(parsed.error));
-      return false;
-    }
-    if (parsed.status == http::ParseStatus::kComplete) {
-      if (head.is_interim()) {
-        buffer_.erase(0, parsed.consumed);
-        continue;
-      }
-      head_bytes = parsed.consumed;
-      break;
-    }
-    const long got = fill(deadline, error);
-    if (got == 0) error = buffer_.empty() ? "connection closed with no response"
-                                          : "connection closed in the middle of a response head";
-    if (got <= 0) return false;
-  }
+namespace {
 
-  out = HttpResponse{};
+// The head's status, version, headers and framing, as a caller keeps them (the body comes later).
+HttpResponse response_of(const http::Response& head) {
+  HttpResponse out;
   out.status = head.status;
   out.version_minor = head.version_minor;
   out.keep_alive = head.keep_alive;
@@ -212,27 +188,59 @@ bool HttpConnection::read_response(HttpResponse& out, double timeout_s, std::str
                 : head.framing == http::BodyFraming::kChunked     ? Framing::kChunked
                 : head.body_until_close                           ? Framing::kUntilClose
                                                                   : Framing::kNone;
-  buffer_.erase(0, head_bytes);
+  return out;
+}
 
+}  // namespace
+
+std::size_t HttpConnection::read_head(Clock::time_point deadline, http::Response& head,
+                                      std::string& error) {
+  while (true) {
+    auto parsed = parse_response_head(buffer_, head);
+    if (parsed.status == http::ParseStatus::kError) {
+      error = std::string(http::describe(parsed.error));
+      return 0;
+    }
+    if (parsed.status == http::ParseStatus::kComplete) {
+      if (!head.is_interim()) return parsed.consumed;
+      buffer_.erase(0, parsed.consumed);  // 1xx: the final response follows
+      continue;
+    }
+    const long got = fill(deadline, error);
+    if (got == 0) error = buffer_.empty() ? "connection closed with no response"
+                                          : "connection closed in the middle of a response head";
+    if (got <= 0) return 0;
+  }
+}
+
+// Feeds what is buffered to the body reader; false (and error) on a framing error.
+bool HttpConnection::feed_body(http::ResponseBodyReader& reader, HttpResponse& out,
+                               std::string& error) {
+  // Chunked bodies are fed a byte at a time: the decoder reports how many data bytes a feed
+  // held, not where they lie, and with one byte the answer is either none or that byte.
+  const bool bytewise = out.framing == Framing::kChunked;
+  std::size_t used = 0;
+  while (used < buffer_.size() && !reader.done()) {
+    const std::size_t length = bytewise ? 1 : buffer_.size() - used;
+    auto fed = reader.feed(std::span<const char>(buffer_.data() + used, length));
+    if (fed.error != http::ResponseError::kNone) {
+      error = std::string(http::describe(fed.error));
+      return false;
+    }
+    if (fed.data_bytes > 0) out.body.append(buffer_, used + fed.consumed - fed.data_bytes,
+                                            fed.data_bytes);
+    used += fed.consumed;
+    if (fed.consumed == 0) break;
+  }
+  buffer_.erase(0, used);
+  return true;
+}
+
+bool HttpConnection::read_body(Clock::time_point deadline, const http::Response& head,
+                               HttpResponse& out, std::string& error) {
   http::ResponseBodyReader reader(head);
   while (!reader.done()) {
-    // Chunked bodies are fed a byte at a time: the decoder reports how many data bytes a feed
-    // held, not where they lie, and with one byte the answer is either none or that byte.
-    const bool bytewise = out.framing == Framing::kChunked;
-    std::size_t used = 0;
-    while (used < buffer_.size() && !reader.done()) {
-      const std::size_t length = bytewise ? 1 : buffer_.size() - used;
-      auto fed = reader.feed(std::span<const char>(buffer_.data() + used, length));
-      if (fed.error != http::ResponseError::kNone) {
-        error = std::string(http::describe(fed.error));
-        return false;
-      }
-      if (fed.data_bytes > 0) out.body.append(buffer_, used + fed.consumed - fed.data_bytes,
-                                              fed.data_bytes);
-      used += fed.consumed;
-      if (fed.consumed == 0) break;
-    }
-    buffer_.erase(0, used);
+    if (!feed_body(reader, out, error)) return false;
     if (reader.done()) break;
     if (out.body.size() > kMaxBody) {
       error = "response body larger than 1 MiB";
@@ -250,6 +258,20 @@ bool HttpConnection::read_response(HttpResponse& out, double timeout_s, std::str
     }
   }
   return true;
+}
+
+bool HttpConnection::read_response(HttpResponse& out, double timeout_s, std::string& error) {
+  if (fd_ < 0) {
+    error = "not connected";
+    return false;
+  }
+  const auto deadline = deadline_after(timeout_s);
+  http::Response head;
+  const std::size_t head_bytes = read_head(deadline, head, error);
+  if (head_bytes == 0) return false;
+  out = response_of(head);  // copied before the head's bytes go: head's views point into them
+  buffer_.erase(0, head_bytes);
+  return read_body(deadline, head, out, error);
 }
 
 std::string get_request(std::string_view path) {

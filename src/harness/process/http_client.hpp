@@ -18,6 +18,11 @@
 #include <utility>
 #include <vector>
 
+namespace ringside::http {
+struct Response;
+class ResponseBodyReader;
+}  // namespace ringside::http
+
 namespace ringside::harness {
 
 enum class Framing { kContentLength, kChunked, kUntilClose, kNone };
@@ -57,8 +62,15 @@ class HttpConnection {
   void close();
 
  private:
+  using Deadline = std::chrono::steady_clock::time_point;
   // Reads more bytes, waiting until the deadline; 0 at EOF, -1 on error or timeout (error set).
-  long fill(std::chrono::steady_clock::time_point deadline, std::string& error);
+  long fill(Deadline deadline, std::string& error);
+  // The final (non-1xx) head parsed from the front of the buffer, reading as needed: its length
+  // in bytes (still buffered: head's views point into them), or 0 with error set.
+  std::size_t read_head(Deadline deadline, http::Response& head, std::string& error);
+  bool read_body(Deadline deadline, const http::Response& head, HttpResponse& out,
+                 std::string& error);
+  bool feed_body(http::ResponseBodyReader& reader, HttpResponse& out, std::string& error);
 
   int fd_ = -1;
   std::string buffer_;

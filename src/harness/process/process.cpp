@@ -292,63 +292,42 @@ void ChildProcess::kill_now() {
   stopped_ = true;
 }
 
-StopResult ChildProcess::stop(int signal, double grace_s) {
-  StopResult result;
-  result.signal_name = sigabbrev_np(signal) != nullptr
-                           ? std::string("SIG") + sigabbrev_np(signal)
-                           : std::to_string(signal);
-  result.grace_s = grace_s;
-  if (pid_ <= 0 || stopped_) {
-    result.status = status_;
-    return result;
-  }
-  stopped_ = true;
+namespace {
 
-  // Who belongs to the child before the signal scatters it: its group and its whole tree.
+using ProcessIdentity = std::pair<pid_t, std::uint64_t>;  // a pid and its start time: one process
+
+// Who belongs to a child before a signal scatters it: its group and its whole tree.
+std::unordered_map<pid_t, std::uint64_t> group_and_tree(pid_t leader) {
   std::unordered_map<pid_t, std::uint64_t> tracked;
-  for (const auto& entry : scan_processes()) {
-    if (entry.pgrp == pid_) tracked.emplace(entry.pid, entry.start_time);
+  const auto table = scan_processes();
+  for (const auto& entry : table) {
+    if (entry.pgrp == leader) tracked.emplace(entry.pid, entry.start_time);
   }
-  {
-    const auto table = scan_processes();
-    for (pid_t pid : descendants_of(table, pid_)) {
-      for (const auto& entry : table) {
-        if (entry.pid == pid) tracked.emplace(pid, entry.start_time);
-      }
+  for (pid_t pid : descendants_of(table, leader)) {
+    for (const auto& entry : table) {
+      if (entry.pid == pid) tracked.emplace(pid, entry.start_time);
     }
   }
+  return tracked;
+}
 
-  killpg(pid_, signal);
-  const auto deadline = Clock::now() + std::chrono::duration<double>(grace_s);
-  while (true) {
-    const bool leader = running();
-    if (!leader && !group_alive(pid_)) break;
-    if (Clock::now() >= deadline) {
-      result.signal_sufficed = false;
-      killpg(pid_, SIGKILL);
-      break;
-    }
-    std::this_thread::sleep_for(kPoll);
-  }
-  const auto kill_deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
-  while ((running() || group_alive(pid_)) && Clock::now() < kill_deadline) {
-    std::this_thread::sleep_for(kPoll);
-  }
-  result.status = status_;
+// What is left of a stopped child in one scan of the process table: live processes of its group,
+// of its tree as it was, or orphans that came to us (not killed in an earlier pass), and their
+// own children born since.
+struct LeftoverScan {
+  pid_t leader;
+  const std::vector<pid_t>& earlier_children;  // ours before the child started: not its orphans
+  const std::unordered_map<pid_t, std::uint64_t>& tracked;
+  const std::vector<ProcessIdentity>& killed;
 
-  // Leftovers: live processes of the group, of the tree as it was, or orphans that came to us.
-  // Killing one may orphan a child it forked after the scan (a daemon's middle process caught
-  // between its fork and its exit): that child comes to us, so scan again until none is left.
-  const pid_t self = getpid();
-  std::vector<std::pair<pid_t, std::uint64_t>> killed;
-  for (int pass = 0; pass < kLeftoverPasses; ++pass) {
-    const auto table = scan_processes();
+  std::vector<Leftover> find(const std::vector<ProcEntry>& table) const {
+    const pid_t self = getpid();
     std::vector<Leftover> found;
     for (const auto& entry : table) {
-      if (entry.pid == self || entry.pid == pid_) continue;
+      if (entry.pid == self || entry.pid == leader) continue;
       const bool ours = entry.ppid == self &&
-                        std::find(earlier_children_.begin(), earlier_children_.end(), entry.pid) ==
-                            earlier_children_.end();
+                        std::find(earlier_children.begin(), earlier_children.end(), entry.pid) ==
+                            earlier_children.end();
       if (entry.zombie()) {
         if (ours) reap_if_ours(entry.pid);
         continue;
@@ -357,22 +336,22 @@ StopResult ChildProcess::stop(int signal, double grace_s) {
         return k.first == entry.pid && k.second == entry.start_time;
       });
       if (already) continue;  // killed in an earlier pass, not yet gone
-      auto known = tracked.find(entry.pid);
-      const bool was_tracked = known != tracked.end() && known->second == entry.start_time;
-      std::string how;
-      if (entry.pgrp == pid_) {
-        how = "still in its process group";
-      } else if (was_tracked) {
-        how = "escaped its process group";
-      } else if (ours) {
-        how = "orphan of it, reparented to the harness";
-      } else {
-        continue;
-      }
-      found.push_back({entry.pid, entry.command, how});
+      const std::string how = why_left(entry, ours);
+      if (!how.empty()) found.push_back({entry.pid, entry.command, how});
     }
-    if (found.empty()) break;
-    // Their own children, born after the snapshot, go with them.
+    add_their_children(table, found);
+    return found;
+  }
+
+  std::string why_left(const ProcEntry& entry, bool ours) const {
+    auto known = tracked.find(entry.pid);
+    if (entry.pgrp == leader) return "still in its process group";
+    if (known != tracked.end() && known->second == entry.start_time) return "escaped its process group";
+    if (ours) return "orphan of it, reparented to the harness";
+    return "";
+  }
+
+  static void add_their_children(const std::vector<ProcEntry>& table, std::vector<Leftover>& found) {
     std::vector<Leftover> extra;
     for (const auto& leftover : found) {
       for (pid_t pid : descendants_of(table, leftover.pid)) {
@@ -386,22 +365,74 @@ StopResult ChildProcess::stop(int signal, double grace_s) {
       }
     }
     found.insert(found.end(), extra.begin(), extra.end());
-    std::vector<std::pair<pid_t, std::uint64_t>> now_killed;
-    for (const auto& leftover : found) {
-      ProcEntry entry;
-      if (read_process(leftover.pid, entry)) {
-        kill(leftover.pid, SIGKILL);
-        now_killed.emplace_back(leftover.pid, entry.start_time);
-      }
+  }
+};
+
+// SIGKILLs each leftover still there and waits (bounded) for each to vanish; returns who got it.
+std::vector<ProcessIdentity> kill_and_wait(const std::vector<Leftover>& leftovers) {
+  std::vector<ProcessIdentity> killed;
+  for (const auto& leftover : leftovers) {
+    ProcEntry entry;
+    if (read_process(leftover.pid, entry)) {
+      kill(leftover.pid, SIGKILL);
+      killed.emplace_back(leftover.pid, entry.start_time);
     }
-    const auto leftover_deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
-    for (const auto& [pid, start_time] : now_killed) {
-      while (true) {
-        reap_if_ours(pid);
-        if (!same_process(pid, start_time) || Clock::now() >= leftover_deadline) break;
-        std::this_thread::sleep_for(kPoll);
-      }
+  }
+  const auto deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
+  for (const auto& [pid, start_time] : killed) {
+    while (true) {
+      reap_if_ours(pid);
+      if (!same_process(pid, start_time) || Clock::now() >= deadline) break;
+      std::this_thread::sleep_for(kPoll);
     }
+  }
+  return killed;
+}
+
+}  // namespace
+
+bool ChildProcess::signal_and_wait(int signal, double grace_s) {
+  killpg(pid_, signal);
+  bool sufficed = true;
+  const auto deadline = Clock::now() + std::chrono::duration<double>(grace_s);
+  while (running() || group_alive(pid_)) {
+    if (Clock::now() >= deadline) {
+      sufficed = false;
+      killpg(pid_, SIGKILL);
+      break;
+    }
+    std::this_thread::sleep_for(kPoll);
+  }
+  const auto kill_deadline = Clock::now() + std::chrono::duration<double>(kKillWaitS);
+  while ((running() || group_alive(pid_)) && Clock::now() < kill_deadline) {
+    std::this_thread::sleep_for(kPoll);
+  }
+  return sufficed;
+}
+
+StopResult ChildProcess::stop(int signal, double grace_s) {
+  StopResult result;
+  result.signal_name = sigabbrev_np(signal) != nullptr
+                           ? std::string("SIG") + sigabbrev_np(signal)
+                           : std::to_string(signal);
+  result.grace_s = grace_s;
+  if (pid_ <= 0 || stopped_) {
+    result.status = status_;
+    return result;
+  }
+  stopped_ = true;
+  const auto tracked = group_and_tree(pid_);
+  result.signal_sufficed = signal_and_wait(signal, grace_s);
+  result.status = status_;
+
+  // Killing a leftover may orphan a child it forked after the scan (a daemon's middle process
+  // caught between its fork and its exit): that child comes to us, so scan again until none is left.
+  std::vector<ProcessIdentity> killed;
+  const LeftoverScan scan{pid_, earlier_children_, tracked, killed};
+  for (int pass = 0; pass < kLeftoverPasses; ++pass) {
+    const std::vector<Leftover> found = scan.find(scan_processes());
+    if (found.empty()) break;
+    const std::vector<ProcessIdentity> now_killed = kill_and_wait(found);
     result.leftovers.insert(result.leftovers.end(), found.begin(), found.end());
     killed.insert(killed.end(), now_killed.begin(), now_killed.end());
   }

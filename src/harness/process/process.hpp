@@ -76,6 +76,8 @@ class ChildProcess {
 
  private:
   void kill_now();
+  // killpg(signal), then up to grace_s for the group to be gone, else SIGKILL; false if it took that.
+  bool signal_and_wait(int signal, double grace_s);
 
   pid_t pid_ = -1;
   std::optional<int> status_;
