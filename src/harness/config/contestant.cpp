@@ -155,19 +155,10 @@ bool Contestant::claims(Route route) const {
   return std::find(manifest.routes.begin(), manifest.routes.end(), route) != manifest.routes.end();
 }
 
-Manifest parse_manifest(std::string_view text, const std::string& source,
-                        std::string_view folder_name) {
-  toml::table table;
-  try {
-    table = toml::parse(text, source);
-  } catch (const toml::parse_error& error) {
-    throw ManifestError(source + ":" + std::to_string(error.source().begin.line) +
-                        ": not valid TOML: " + std::string(error.description()));
-  }
-  const FieldReader reader(table, source);
-  reader.refuse_unknown(kFields);
+namespace {
 
-  Manifest manifest;
+// name, description, language, runtime, available (and why not), requires.
+void read_identity(const FieldReader& reader, std::string_view folder_name, Manifest& manifest) {
   manifest.name = *reader.string("name", true);
   if (manifest.name != folder_name) {
     reader.fail("name", "'" + manifest.name + "' must equal the folder's name '" +
@@ -189,6 +180,10 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
                               "the contestant's folder", reader.node("requires"));
     }
   }
+}
+
+// install, version, build (and its inputs), start and ready_path: what the harness runs.
+void read_commands(const FieldReader& reader, Manifest& manifest) {
   manifest.install = reader.string("install", false).value_or("");
   manifest.version = reader.strings("version", false).value_or(std::vector<std::string>{});
   check_argv(reader, "version", manifest.version, kBuildPlaceholders);
@@ -208,6 +203,25 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
     reader.fail("ready_path", "'" + manifest.ready_path + "' must be a path starting with /",
                 reader.node("ready_path"));
   }
+}
+
+}  // namespace
+
+Manifest parse_manifest(std::string_view text, const std::string& source,
+                        std::string_view folder_name) {
+  toml::table table;
+  try {
+    table = toml::parse(text, source);
+  } catch (const toml::parse_error& error) {
+    throw ManifestError(source + ":" + std::to_string(error.source().begin.line) +
+                        ": not valid TOML: " + std::string(error.description()));
+  }
+  const FieldReader reader(table, source);
+  reader.refuse_unknown(kFields);
+
+  Manifest manifest;
+  read_identity(reader, folder_name, manifest);
+  read_commands(reader, manifest);
   read_routes(reader, manifest);
   read_threads(reader, manifest);
   read_db_pool(reader, manifest);

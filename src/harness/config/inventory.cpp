@@ -51,6 +51,58 @@ struct HostLine {
   Vars vars;
 };
 
+// One error for the whole file: "inventory.ini:7: what" (no line once the lines are read).
+struct LineFailure {
+  const std::string& source;
+  std::size_t number = 0;
+  [[noreturn]] void operator()(const std::string& what) const {
+    throw std::invalid_argument(source + (number > 0 ? ":" + std::to_string(number) : "") + ": " +
+                                what);
+  }
+};
+
+// "name key=value ...": a host line of the group.
+HostLine host_line(std::string_view line, const LineFailure& fail) {
+  const std::vector<std::string> words = words_of(line);
+  HostLine host;
+  host.name = words.front();
+  if (host.name.find('[') != std::string::npos || host.name.find('=') != std::string::npos) {
+    fail("'" + host.name + "': host ranges and bare variables are not read here; one host per line");
+  }
+  for (std::size_t i = 1; i < words.size(); ++i) {
+    const std::size_t equals = words[i].find('=');
+    if (equals == std::string::npos || equals == 0) {
+      fail("'" + words[i] + "' after host " + host.name + " must be key=value");
+    }
+    host.vars[words[i].substr(0, equals)] = unquote(words[i].substr(equals + 1));
+  }
+  return host;
+}
+
+// A host's address, user and port: its own line's value, else its group's, else [all:vars].
+std::vector<LoadHost> resolve_hosts(const std::vector<HostLine>& members,
+                                    std::map<std::string, Vars>& group_vars,
+                                    const std::string& group) {
+  std::vector<LoadHost> hosts;
+  for (const HostLine& member : members) {
+    auto value = [&](const std::string& key) {
+      const std::array<const Vars*, 3> order = {&member.vars, &group_vars[group], &group_vars["all"]};
+      for (const Vars* vars : order) {
+        auto found = vars->find(key);
+        if (found != vars->end()) return found->second;
+      }
+      return std::string();
+    };
+    const std::string address = value("ansible_host");
+    LoadHost host;
+    host.name = member.name;
+    host.destination = ssh_destination(value("ansible_user"), address.empty() ? member.name : address);
+    host.port = value("ansible_port");
+    hosts.push_back(std::move(host));
+  }
+  return hosts;
+}
+
 }  // namespace
 
 std::string ssh_destination(const std::string& user, const std::string& address) {
@@ -63,15 +115,12 @@ std::vector<LoadHost> read_inventory(std::string_view text, const std::string& s
   std::vector<HostLine> members;
   std::string section;
   bool seen_group = false;
-  std::size_t number = 0;
-  auto fail = [&](const std::string& what) {
-    throw std::invalid_argument(source + (number > 0 ? ":" + std::to_string(number) : "") + ": " + what);
-  };
+  LineFailure fail{source};
   while (!text.empty()) {
     const std::size_t end = text.find('\n');
     std::string_view line = trim(text.substr(0, end));
     text = end == std::string_view::npos ? std::string_view() : text.substr(end + 1);
-    ++number;
+    ++fail.number;
     if (line.empty() || line.front() == '#' || line.front() == ';') continue;
     if (line.front() == '[') {
       if (line.back() != ']') fail("a section is written [name]");
@@ -91,43 +140,12 @@ std::vector<LoadHost> read_inventory(std::string_view text, const std::string& s
           unquote(trim(line.substr(equals + 1)));
       continue;
     }
-    if (section != group) continue;
-    const std::vector<std::string> words = words_of(line);
-    HostLine host;
-    host.name = words.front();
-    if (host.name.find('[') != std::string::npos || host.name.find('=') != std::string::npos) {
-      fail("'" + host.name + "': host ranges and bare variables are not read here; one host per line");
-    }
-    for (std::size_t i = 1; i < words.size(); ++i) {
-      const std::size_t equals = words[i].find('=');
-      if (equals == std::string::npos || equals == 0) {
-        fail("'" + words[i] + "' after host " + host.name + " must be key=value");
-      }
-      host.vars[words[i].substr(0, equals)] = unquote(words[i].substr(equals + 1));
-    }
-    members.push_back(std::move(host));
+    if (section == group) members.push_back(host_line(line, fail));
   }
-  number = 0;
+  fail.number = 0;
   if (!seen_group) fail("no [" + group + "] group: put the load hosts under [" + group + "], or set group");
   if (members.empty()) fail("[" + group + "] lists no host");
-  std::vector<LoadHost> hosts;
-  for (const HostLine& member : members) {
-    auto value = [&](const std::string& key) {
-      const std::array<const Vars*, 3> order = {&member.vars, &group_vars[group], &group_vars["all"]};
-      for (const Vars* vars : order) {
-        auto found = vars->find(key);
-        if (found != vars->end()) return found->second;
-      }
-      return std::string();
-    };
-    const std::string address = value("ansible_host");
-    LoadHost host;
-    host.name = member.name;
-    host.destination = ssh_destination(value("ansible_user"), address.empty() ? member.name : address);
-    host.port = value("ansible_port");
-    hosts.push_back(std::move(host));
-  }
-  return hosts;
+  return resolve_hosts(members, group_vars, group);
 }
 
 }  // namespace ringside::harness

@@ -156,21 +156,12 @@ RunDiff diff_runs(const RunResults& a, const RunResults& b) {
   return diff;
 }
 
-std::string render_diff(const RunDiff& diff, const std::string& label_a,
-                        const std::string& label_b) {
-  std::string out =
-      "A: " + label_a + " (" + diff.about_a + ")\nB: " + label_b + " (" + diff.about_b + ")\n\n";
-  std::vector<std::string> header = {"workload", "point", "contestant"};
-  for (const Figure& figure : kFigures) header.emplace_back(figure.name);
-  std::vector<std::vector<std::string>> rows;
-  for (const PointDiff& p : diff.points) {
-    std::vector<std::string> row = {p.workload, p.point, p.contestant};
-    for (const FigureChange& change : p.figures) row.push_back(cell(change));
-    if (!p.note.empty()) row.push_back(p.note);
-    rows.push_back(row);
-  }
-  // A row may be longer than the header (a note after its figures) or shorter (a point in one
-  // run only): the widths cover every column any of them has.
+namespace {
+
+// The rows under the header, in columns. A row may be longer than the header (a note after its
+// figures) or shorter (a point in one run only): the widths cover every column any of them has.
+std::string columns_text(const std::vector<std::string>& header,
+                         const std::vector<std::vector<std::string>>& rows) {
   std::vector<std::size_t> widths(header.size(), 0);
   for (std::size_t i = 0; i < header.size(); ++i) widths[i] = characters(header[i]);
   for (const auto& row : rows) {
@@ -185,25 +176,49 @@ std::string render_diff(const RunDiff& diff, const std::string& label_a,
     while (!text.empty() && text.back() == ' ') text.pop_back();
     return text + "\n";
   };
-  out += line(header);
+  std::string out = line(header);
   for (const auto& row : rows) out += line(row);
+  return out;
+}
+
+// One line per change beyond the noise, with both values and the noise it beat.
+std::string real_changes_text(const RunDiff& diff) {
+  if (diff.real_changes == 0) return "";
+  std::string out = "\nChanges beyond the noise:\n";
+  for (const PointDiff& p : diff.points) {
+    for (const FigureChange& c : p.figures) {
+      if (!c.real) continue;
+      const Figure& figure = figure_named(c.figure);
+      out += "  " + p.workload + " " + p.point + " " + p.contestant + ": " + c.figure + " " +
+             format_change(c.change) + " (" + figure.format(c.a) + " -> " + figure.format(c.b) +
+             ", " + (c.better ? "better" : "worse") + "; noise " +
+             format_change(c.threshold).substr(1) + ")\n";
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string render_diff(const RunDiff& diff, const std::string& label_a,
+                        const std::string& label_b) {
+  std::string out =
+      "A: " + label_a + " (" + diff.about_a + ")\nB: " + label_b + " (" + diff.about_b + ")\n\n";
+  std::vector<std::string> header = {"workload", "point", "contestant"};
+  for (const Figure& figure : kFigures) header.emplace_back(figure.name);
+  std::vector<std::vector<std::string>> rows;
+  for (const PointDiff& p : diff.points) {
+    std::vector<std::string> row = {p.workload, p.point, p.contestant};
+    for (const FigureChange& change : p.figures) row.push_back(cell(change));
+    if (!p.note.empty()) row.push_back(p.note);
+    rows.push_back(row);
+  }
+  out += columns_text(header, rows);
   out +=
       "\n* a real change: larger than the noise of both runs (each run's round-to-round spread "
       "around the median, at least " +
       format_share(kDiffMinimumNoise) + ")\n";
-  if (diff.real_changes > 0) {
-    out += "\nChanges beyond the noise:\n";
-    for (const PointDiff& p : diff.points) {
-      for (const FigureChange& c : p.figures) {
-        if (!c.real) continue;
-        const Figure& figure = figure_named(c.figure);
-        out += "  " + p.workload + " " + p.point + " " + p.contestant + ": " + c.figure + " " +
-               format_change(c.change) + " (" + figure.format(c.a) + " -> " + figure.format(c.b) +
-               ", " + (c.better ? "better" : "worse") + "; noise " +
-               format_change(c.threshold).substr(1) + ")\n";
-      }
-    }
-  }
+  out += real_changes_text(diff);
   auto list = [&](const char* title, const std::vector<std::string>& items) {
     if (items.empty()) return;
     out += std::string("\n") + title + " (" + std::to_string(items.size()) + "):\n";
