@@ -260,7 +260,9 @@ connections = [2]
         self.assertLess(len(rounds) - len(steady["left_out"]), 5, steady["rounds"])
         self.assertFalse(steady["noisy"], steady["requests_per_s_interval"])
         interval = steady["requests_per_s_interval"]
-        self.assertAlmostEqual(interval["confidence"], 0.75)
+        # The narrowest interval that covers at least 75%: exactly 75% from three rounds, more
+        # when a slow round on a busy machine asked for a fourth.
+        self.assertGreaterEqual(interval["confidence"], 0.75)
         self.assertLessEqual(interval["low"], steady["median"]["requests_per_s"])
         self.assertGreaterEqual(interval["high"], steady["median"]["requests_per_s"])
         # Fast and slow starts in turn never agree: every round up to the maximum, then noisy.
