@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "http/response_writer.hpp"
+#include "server/exchange.hpp"
+#include "server/router.hpp"
 
 namespace ringside::server {
 namespace {
