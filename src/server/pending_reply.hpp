@@ -13,6 +13,7 @@
 
 #include "core/block_pool.hpp"
 #include "core/free_list_pool.hpp"
+#include "core/intrusive_queue.hpp"
 #include "http/date_cache.hpp"
 #include "http/out_buffer.hpp"
 #include "server/reply.hpp"
@@ -63,8 +64,10 @@ class PendingReply {
   bool http10_ = false;
 
  public:
-  // The worker's pool of them, linked through next_ (named here, where it may be).
+  // The worker's pool of them, and a connection's queue of them in request order, both linked
+  // through next_ (one at a time), named here, where next_ may be.
   using Pool = core::FreeListPool<PendingReply, &PendingReply::next_>;
+  using Queue = core::IntrusiveQueue<PendingReply, &PendingReply::next_>;
 };
 
 // Parked requests' PendingReplies, recycled: none is allocated in steady state.
