@@ -30,6 +30,7 @@
 #include "harness/results/results.hpp"
 #include "harness/config/scenario.hpp"
 #include "harness/check/validation_run.hpp"
+#include "version.hpp"
 
 namespace ringside::apps {
 namespace {
@@ -379,7 +380,7 @@ int run_benchmark(const CompareFlags& flags) {
   harness::become_subreaper();
   harness::CompareOptions options;
   options.out_dir = out;
-  options.ringside_version = "0.1.0";
+  options.ringside_version = kVersion;
   options.ready_timeout_s = flags.ready_timeout_s;
   options.stop = &watcher.interrupted();
   options.shield = !flags.no_shield;

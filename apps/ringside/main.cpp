@@ -4,6 +4,7 @@
 #include <string_view>
 
 #include "commands.hpp"
+#include "version.hpp"
 
 namespace {
 
@@ -16,23 +17,27 @@ constexpr const char* kUsage =
     "  merge     merge the results of several load generators (ringside merge --help)\n"
     "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
     "  compare   compare servers under load: a verdict and reports (ringside compare --help)\n"
-    "\n"
-    "ringside 0.1.0\n";
+    "\n";
+
+void print_usage(std::FILE* out) {
+  std::fputs(kUsage, out);
+  std::fprintf(out, "ringside %s\n", ringside::apps::kVersion);
+}
 
 }  // namespace
 
 int main(int argc, char** argv) {
   if (argc < 2) {
-    std::fputs(kUsage, stderr);
+    print_usage(stderr);
     return 2;
   }
   std::string_view command = argv[1];
   if (command == "--help" || command == "-h" || command == "help") {
-    std::fputs(kUsage, stdout);
+    print_usage(stdout);
     return 0;
   }
   if (command == "--version") {
-    std::puts("ringside 0.1.0");
+    std::printf("ringside %s\n", ringside::apps::kVersion);
     return 0;
   }
   if (command == "serve") return ringside::apps::run_serve(argc - 1, argv + 1);

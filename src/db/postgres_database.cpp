@@ -10,9 +10,11 @@
 #include <limits>
 #include <stdexcept>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "core/free_list_pool.hpp"
+#include "core/intrusive_queue.hpp"
 #include "db/connection.hpp"
 
 namespace ringside::db {
@@ -82,33 +84,7 @@ struct Operation {
   [[nodiscard]] std::string_view detail_view() const { return {detail, detail_len}; }
 };
 
-// An intrusive FIFO of operations.
-struct OpQueue {
-  Operation* head = nullptr;
-  Operation* tail = nullptr;
-  std::size_t size = 0;
-
-  void push(Operation& op) {
-    op.next = nullptr;
-    if (tail != nullptr) {
-      tail->next = &op;
-    } else {
-      head = &op;
-    }
-    tail = &op;
-    ++size;
-  }
-  Operation* pop() {
-    Operation* op = head;
-    if (op == nullptr) return nullptr;
-    head = op->next;
-    if (head == nullptr) tail = nullptr;
-    op->next = nullptr;
-    --size;
-    return op;
-  }
-  [[nodiscard]] bool empty() const { return head == nullptr; }
-};
+using OpQueue = core::IntrusiveQueue<Operation, &Operation::next>;
 
 bool parse_int(const char* text, std::int64_t& value) {
   const char* end = text + std::strlen(text);
@@ -206,11 +182,11 @@ class PostgresDatabase final : public Database {
         case Link::State::kDown: next = std::min(next, link->retry_at); break;
         case Link::State::kConnecting: next = std::min(next, link->connect_deadline); break;
         case Link::State::kReady:
-          if (link->in_flight.head != nullptr) next = std::min(next, link->in_flight.head->deadline);
+          if (!link->in_flight.empty()) next = std::min(next, link->in_flight.front()->deadline);
           break;
       }
     }
-    if (waiting_.head != nullptr) next = std::min(next, waiting_.head->deadline);
+    if (!waiting_.empty()) next = std::min(next, waiting_.front()->deadline);
     return next;
   }
 
@@ -229,13 +205,13 @@ class PostgresDatabase final : public Database {
         case Link::State::kReady:
           // Answers come in order, so the oldest operation is at the head. One unanswered past
           // the timeout means the connection (or the database) is stuck: start over.
-          if (link.in_flight.head != nullptr && now >= link.in_flight.head->deadline) {
+          if (!link.in_flight.empty() && now >= link.in_flight.front()->deadline) {
             fail_link(link, Outcome::kTimeout, timeout_message());
           }
           break;
       }
     }
-    while (waiting_.head != nullptr && now >= waiting_.head->deadline) {
+    while (!waiting_.empty() && now >= waiting_.front()->deadline) {
       finish(*waiting_.pop(), Outcome::kTimeout, timeout_message());
     }
   }
@@ -283,8 +259,8 @@ class PostgresDatabase final : public Database {
     Link* best = nullptr;
     for (auto& link : links_) {
       if (link->state != Link::State::kReady) continue;
-      if (link->in_flight.size < kSpillDepth) return link.get();
-      if (best == nullptr || link->in_flight.size < best->in_flight.size) best = link.get();
+      if (link->in_flight.size() < kSpillDepth) return link.get();
+      if (best == nullptr || link->in_flight.size() < best->in_flight.size()) best = link.get();
     }
     return best;
   }
@@ -540,7 +516,7 @@ void PostgresDatabase::on_link_io(Link& link, core::IoEvents events) {
 void PostgresDatabase::read_results(Link& link) {
   while (link.state == Link::State::kReady && !link.lost && PQisBusy(link.conn) == 0) {
     PGresult* result = PQgetResult(link.conn);
-    Operation* op = link.in_flight.head;
+    Operation* op = link.in_flight.front();
     if (result == nullptr) {
       // In pipeline mode a null ends each query's results. One with no result before it means
       // nothing more has arrived.
@@ -668,8 +644,7 @@ void PostgresDatabase::fail_link(Link& link, Outcome outcome, std::string_view d
 
 void PostgresDatabase::fail_all(Link& link, Outcome outcome, std::string_view detail) {
   // Detached first: a sink may submit again from on_done, and this link is no place for it.
-  OpQueue ops = link.in_flight;
-  link.in_flight = OpQueue{};
+  OpQueue ops = std::move(link.in_flight);  // leaves it empty
   link.state = Link::State::kDown;
   const std::string text(detail);
   while (Operation* op = ops.pop()) {

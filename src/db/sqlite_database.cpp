@@ -4,6 +4,7 @@
 
 #include "core/waker.hpp"
 #include "db/sqlite_job.hpp"
+#include "db/sqlite_schema.hpp"
 #include "db/sqlite_thread.hpp"
 
 namespace ringside::db {
@@ -174,6 +175,20 @@ void SqliteDatabase::on_timer(TimePoint now) {
 }
 
 }  // namespace
+
+void prepare_sqlite(const std::string& path) {
+  sqlite::Handle db =
+      sqlite::open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+  sqlite::check_usable(db.get(), path);
+  sqlite::seed(db.get(), path, sqlite::Seed::kMissingTables);
+}
+
+void init_sqlite(const std::string& path) {
+  sqlite::Handle db =
+      sqlite::open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
+  sqlite::check_usable(db.get(), path);
+  sqlite::seed(db.get(), path, sqlite::Seed::kAllTables);
+}
 
 std::unique_ptr<Database> open_sqlite_database(const std::string& path, double timeout_s,
                                                core::EventLoop& loop) {

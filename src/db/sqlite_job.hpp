@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "core/clock.hpp"
+#include "core/intrusive_queue.hpp"
 #include "db/database.hpp"
 
 namespace ringside::db::sqlite {
@@ -97,42 +98,6 @@ class Job final : public Sink {
 };
 
 // A first-in, first-out list of jobs linked through Job::next.
-class JobList {
- public:
-  [[nodiscard]] bool empty() const { return first_ == nullptr; }
-  [[nodiscard]] Job* first() const { return first_; }
-  void push(Job& job) {
-    job.next = nullptr;
-    if (last_ != nullptr) {
-      last_->next = &job;
-    } else {
-      first_ = &job;
-    }
-    last_ = &job;
-  }
-  Job* pop() {
-    Job* job = first_;
-    if (job == nullptr) return nullptr;
-    first_ = job->next;
-    if (first_ == nullptr) last_ = nullptr;
-    job->next = nullptr;
-    return job;
-  }
-  // Moves every job of `other` to the end of this list; `other` is left empty.
-  void append(JobList& other) {
-    if (other.first_ == nullptr) return;
-    if (last_ != nullptr) {
-      last_->next = other.first_;
-    } else {
-      first_ = other.first_;
-    }
-    last_ = other.last_;
-    other.first_ = other.last_ = nullptr;
-  }
-
- private:
-  Job* first_ = nullptr;
-  Job* last_ = nullptr;
-};
+using JobList = core::IntrusiveQueue<Job, &Job::next>;
 
 }  // namespace ringside::db::sqlite

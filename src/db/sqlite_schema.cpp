@@ -7,7 +7,6 @@
 #include <string_view>
 
 #include "db/schema.hpp"
-#include "db/sqlite_database.hpp"
 
 namespace ringside::db {
 namespace sqlite {
@@ -201,19 +200,4 @@ void seed(sqlite3* db, const std::string& path, Seed which) {
 }
 
 }  // namespace sqlite
-
-void prepare_sqlite(const std::string& path) {
-  sqlite::Handle db =
-      sqlite::open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-  sqlite::check_usable(db.get(), path);
-  sqlite::seed(db.get(), path, sqlite::Seed::kMissingTables);
-}
-
-void init_sqlite(const std::string& path) {
-  sqlite::Handle db =
-      sqlite::open_file(path, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX);
-  sqlite::check_usable(db.get(), path);
-  sqlite::seed(db.get(), path, sqlite::Seed::kAllTables);
-}
-
 }  // namespace ringside::db

@@ -105,7 +105,7 @@ void SqliteThread::run_reads(JobList& jobs, JobList& done) {
 }
 
 void SqliteThread::run_writes(JobList& done) {
-  while (Job* job = waiting_.first()) {
+  while (Job* job = waiting_.front()) {
     if (!job->abandoned.load(std::memory_order_acquire)) {
       const WriteAttempt attempt = connection_.try_write(job->rows());
       if (attempt == WriteAttempt::kLockTaken) {

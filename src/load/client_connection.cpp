@@ -3,8 +3,6 @@
 #include <algorithm>
 #include <cerrno>
 
-#include "load/load_worker.hpp"
-
 namespace ringside::load {
 namespace {
 
@@ -25,25 +23,25 @@ bool is_connect_class(ErrorClass error) {
 
 }  // namespace
 
-void ClientConnection::init(LoadWorker& worker, core::TimePoint start,
+void ClientConnection::init(WorkerContext& context, core::TimePoint start,
                             core::Duration schedule_offset) {
-  worker_ = &worker;
+  context_ = &context;
   schedule_offset_ = schedule_offset;
   next_send_ = start + schedule_offset;
 }
 
-void ClientConnection::start() { connect_now(worker_->loop.now()); }
+void ClientConnection::start() { connect_now(context_->loop.now()); }
 
 void ClientConnection::connect_now(core::TimePoint now) {
-  const Url& url = worker_->config.targets.front().url;
+  const Url& url = context_->config.targets.front().url;
   connect_started_ = now;
   // Claim the first request before connecting, so that a refused connect fails a request and a
   // -n run ends even when the server is down.
   fill_pipeline(now);
   state_ = State::kConnecting;
   const int result =
-      transport_.connect(worker_->loop, reinterpret_cast<const sockaddr*>(&url.address),
-                         url.address_length, *this, worker_->write_blocks);
+      transport_.connect(context_->loop, reinterpret_cast<const sockaddr*>(&url.address),
+                         url.address_length, *this, context_->write_blocks);
   if (result == 0) {
     opened(now);
   } else if (result == EINPROGRESS) {
@@ -65,9 +63,9 @@ void ClientConnection::on_connected(int error) {
 
 void ClientConnection::opened(core::TimePoint now) {
   state_ = State::kOpen;
-  Stats& stats = worker_->stats();
-  if (worker_->measuring(connect_started_)) {
-    stats.connect.record(worker_->micros(now - connect_started_));
+  Stats& stats = context_->stats();
+  if (context_->measuring(connect_started_)) {
+    stats.connect.record(context_->micros(now - connect_started_));
     ++stats.connections_opened;
   }
   if (now - connect_started_ >= kSlowConnect) ++stats.slow_connects;
@@ -82,18 +80,18 @@ void ClientConnection::opened(core::TimePoint now) {
 
 void ClientConnection::fill_pipeline(core::TimePoint now) {
   if (close_after_response_) return;
-  const LoadConfig& config = worker_->config;
+  const LoadConfig& config = context_->config;
   const unsigned depth = state_ == State::kOpen ? config.pipeline : 1;
   const bool was_idle = count_ == 0;
   while (count_ < depth) {
-    LoadWorker::Claim claim = worker_->claim(*this, now);
+    WorkerContext::Claim claim = context_->claim(*this, now);
     if (!claim.granted) break;
     Pending& p = pending_[(head_ + count_) % kMaxPipeline];
-    p = {claim.intended, now, worker_->next_target(), claim.measured, false};
+    p = {claim.intended, now, context_->next_target(), claim.measured, false};
     ++count_;
     ++unwritten_;
-    worker_->in_flight_changed(1);
-    if (config.rate > 0) next_send_ += worker_->send_interval;
+    context_->in_flight_changed(1);
+    if (config.rate > 0) next_send_ += context_->send_interval;
   }
   if (state_ != State::kOpen) return;
   if (was_idle && count_ > 0) arm_timeout(now);
@@ -104,7 +102,7 @@ bool ClientConnection::write_unsent(core::TimePoint now) {
   // One write at a time: what the kernel did not take waits in the transport, and on_drained
   // hands over the rest. A write carries at most max_write() bytes (large bodies go in parts).
   if (transport_.write_pending()) return true;
-  const auto& targets = worker_->config.targets;
+  const auto& targets = context_->config.targets;
   iovec iov[kMaxPipeline];
   const unsigned first = (head_ + count_ - unwritten_) % kMaxPipeline;
   std::size_t budget = transport_.max_write();
@@ -122,9 +120,9 @@ bool ClientConnection::write_unsent(core::TimePoint now) {
   }
   // Every byte handed over is on its way: sent, or kept by the transport until the socket drains.
   const std::size_t handed = transport_.max_write() - budget;
-  if (worker_->measuring(now)) {
-    worker_->stats().bytes_written += handed;
-    ++worker_->stats().writes;
+  if (context_->measuring(now)) {
+    context_->stats().bytes_written += handed;
+    ++context_->stats().writes;
   }
   std::size_t left = handed;
   unsigned index = first;
@@ -155,12 +153,12 @@ void ClientConnection::on_error(int error) {
 
 std::span<char> ClientConnection::read_space() {
   if (partial_len_ > 0) return {partial_ + partial_len_, http::kMaxResponseHeadBytes - partial_len_};
-  return {worker_->read_buffer.data(), worker_->read_buffer.size()};
+  return {context_->read_buffer.data(), context_->read_buffer.size()};
 }
 
 void ClientConnection::on_data(std::span<char> bytes) {
   const core::TimePoint now = core::Clock::now();
-  if (worker_->measuring(now)) worker_->stats().bytes_read += bytes.size();
+  if (context_->measuring(now)) context_->stats().bytes_read += bytes.size();
   std::span<const char> input(partial_len_ > 0 ? partial_ : bytes.data(), partial_len_ + bytes.size());
   const std::uint32_t generation = transport_.generation();
   // The answers of one read make room for as many new requests, sent in one write after them
@@ -170,7 +168,7 @@ void ClientConnection::on_data(std::span<char> bytes) {
   reading_ = false;
   if (transport_.generation() != generation || state_ != State::kOpen) return;
   fill_pipeline(now);
-  worker_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
+  context_->partial_blocks.keep(partial_, partial_len_, input.subspan(used));
   // A kept head that fills its block can never complete (the parser caps heads below it).
   if (partial_len_ >= http::kMaxResponseHeadBytes) fail(ErrorClass::kMalformed, now);
 }
@@ -204,11 +202,11 @@ std::size_t ClientConnection::process(std::span<const char> input, core::TimePoi
       Pending& p = front();
       if (!p.answered_first_byte) {
         p.answered_first_byte = true;
-        if (p.measured) worker_->stats().waiting.record(worker_->micros(now - p.written));
+        if (p.measured) context_->stats().waiting.record(context_->micros(now - p.written));
       }
       http::ResponseParseOptions options;
-      options.request_was_head = worker_->config.targets[p.target].is_head;
-      http::Response& response = worker_->response;
+      options.request_was_head = context_->config.targets[p.target].is_head;
+      http::Response& response = context_->response;
       auto head = http::parse_response_head(input.subspan(pos), response, options);
       if (head.status == http::ParseStatus::kPartial) return pos;
       if (head.status == http::ParseStatus::kError) {
@@ -218,7 +216,7 @@ std::size_t ClientConnection::process(std::span<const char> input, core::TimePoi
       pos += head.consumed;
       if (response.is_interim()) continue;
       status_ = response.status;
-      close_after_response_ = !response.keep_alive || !worker_->config.keep_alive;
+      close_after_response_ = !response.keep_alive || !context_->config.keep_alive;
       body_.start(response);
       in_body_ = true;
       if (body_.done()) {
@@ -242,18 +240,18 @@ void ClientConnection::finish_response(core::TimePoint now) {
   const Pending p = front();
   head_ = (head_ + 1) % kMaxPipeline;
   --count_;
-  worker_->in_flight_changed(-1);
+  context_->in_flight_changed(-1);
   if (p.measured) {
-    Stats& stats = worker_->stats();
-    const std::uint64_t latency = worker_->micros(now - p.intended);
+    Stats& stats = context_->stats();
+    const std::uint64_t latency = context_->micros(now - p.intended);
     stats.latency.record(latency);
-    stats.latency_uncorrected.record(worker_->micros(now - p.written));
+    stats.latency_uncorrected.record(context_->micros(now - p.written));
     ++stats.status[status_ < stats.status.size() ? status_ : 0];
-    const std::size_t second = worker_->second_of(now);
+    const std::size_t second = context_->second_of(now);
     stats.count_completion(second);
     if (stats.latency_seconds.enabled()) stats.latency_seconds.record(second, latency);
   } else {
-    ++worker_->stats().warmup_completed;
+    ++context_->stats().warmup_completed;
   }
   if (close_after_response_) {
     if (count_ > 0) {
@@ -276,13 +274,13 @@ void ClientConnection::finish_response(core::TimePoint now) {
 void ClientConnection::fail(ErrorClass error, core::TimePoint now) {
   unsigned measured = 0;
   for (unsigned i = 0; i < count_; ++i) measured += pending_[(head_ + i) % kMaxPipeline].measured;
-  Stats& stats = worker_->stats();
+  Stats& stats = context_->stats();
   if (measured > 0) {
     stats.count_error(error, measured);
-  } else if (is_connect_class(error) && worker_->measuring(now)) {
+  } else if (is_connect_class(error) && context_->measuring(now)) {
     ++stats.connect_failures;
   }
-  worker_->in_flight_changed(-static_cast<int>(count_));
+  context_->in_flight_changed(-static_cast<int>(count_));
   count_ = unwritten_ = head_ = 0;
   write_offset_ = 0;
   close_socket();
@@ -294,7 +292,7 @@ void ClientConnection::close_socket() {
   state_ = State::kClosed;
   in_body_ = false;
   close_after_response_ = false;
-  worker_->partial_blocks.release(partial_);
+  context_->partial_blocks.release(partial_);
   partial_ = nullptr;
   partial_len_ = 0;
   disarm();
@@ -302,12 +300,12 @@ void ClientConnection::close_socket() {
 }
 
 void ClientConnection::reconnect(core::TimePoint now, bool back_off) {
-  if (!worker_->may_start_more(now)) return;
+  if (!context_->may_start_more(now)) return;
   if (back_off) {
     // A refused or failed connect is retried after a short pause, not in a busy loop.
     state_ = State::kBackoff;
     timer_use_ = TimerUse::kBackoff;
-    worker_->backoffs.arm(*this, now);
+    context_->backoffs.arm(*this, now);
     return;
   }
   connect_now(now);
@@ -316,7 +314,7 @@ void ClientConnection::reconnect(core::TimePoint now, bool back_off) {
 void ClientConnection::on_timer() {
   const TimerUse use = timer_use_;
   timer_use_ = TimerUse::kNone;
-  const core::TimePoint now = worker_->loop.now();
+  const core::TimePoint now = context_->loop.now();
   if (use == TimerUse::kBackoff) {
     state_ = State::kClosed;
     connect_now(now);
@@ -328,7 +326,7 @@ void ClientConnection::on_timer() {
 }
 
 void ClientConnection::on_due() {
-  const core::TimePoint now = worker_->loop.now();
+  const core::TimePoint now = context_->loop.now();
   if (state_ == State::kOpen) {
     fill_pipeline(now);
   } else if (state_ == State::kClosed) {
@@ -338,16 +336,16 @@ void ClientConnection::on_due() {
 
 void ClientConnection::abandon() {
   for (unsigned i = 0; i < count_; ++i) {
-    worker_->stats().in_flight += pending_[(head_ + i) % kMaxPipeline].measured;
+    context_->stats().in_flight += pending_[(head_ + i) % kMaxPipeline].measured;
   }
-  worker_->in_flight_changed(-static_cast<int>(count_));
+  context_->in_flight_changed(-static_cast<int>(count_));
   count_ = unwritten_ = head_ = 0;
   close_socket();
 }
 
 void ClientConnection::arm_timeout(core::TimePoint now) {
   timer_use_ = TimerUse::kTimeout;
-  worker_->timeouts.arm(*this, now);
+  context_->timeouts.arm(*this, now);
 }
 
 

@@ -3,10 +3,12 @@
 //
 // It is a state machine driven by the worker's loop through its transport (core/transport.hpp:
 // connected, data arrived, peer closed, output drained, error), on_timer (its request or connect
-// timeout, or its reconnect back-off) and on_due (a scheduled -R send time arrived). Requests are
-// handed to the transport straight from the worker's serialised targets, several in one write
-// when pipelining; responses are parsed in the worker's read buffer, and only a partial response
-// head is copied aside.
+// timeout, or its reconnect back-off) and on_due (a scheduled -R send time arrived). What it
+// shares with the worker's other connections (loop, timers, buffers, Stats, the claim on the next
+// request) is the worker's context (load/worker_context.hpp). Requests are handed to the
+// transport straight from the worker's serialised targets, several in one write when pipelining;
+// responses are parsed in the worker's read buffer, and only a partial response head is copied
+// aside.
 #pragma once
 
 #include <array>
@@ -19,17 +21,17 @@
 #include "http/response_parser.hpp"
 #include "load/load_config.hpp"
 #include "load/stats.hpp"
+#include "load/worker_context.hpp"
 
 namespace ringside::load {
 
-class LoadWorker;
-
-class ClientConnection final : public core::TransportHandler, public core::TimerNode {
+class ClientConnection final : public core::TransportHandler,
+                               public core::TimerNode,
+                               public ScheduledSender {
  public:
   // -R: the first send is due at start + offset, and every connection_count / rate after.
-  void init(LoadWorker& worker, core::TimePoint start, core::Duration schedule_offset);
-  // --start-at: the schedule begins again at start + the offset given to init.
-  void restart_schedule(core::TimePoint start) { next_send_ = start + schedule_offset_; }
+  // (ScheduledSender::restart_schedule, for --start-at, begins again at start + that offset.)
+  void init(WorkerContext& context, core::TimePoint start, core::Duration schedule_offset);
   void start();  // opens the first connection
   void on_timer();
   void on_due();
@@ -37,9 +39,6 @@ class ClientConnection final : public core::TransportHandler, public core::Timer
   void abandon();
 
   [[nodiscard]] unsigned in_flight() const { return count_; }
-  [[nodiscard]] core::TimePoint next_send() const { return next_send_; }
-
-  bool due_queued = false;  // sits in the worker's -R schedule
 
  private:
   enum class State : std::uint8_t { kClosed, kConnecting, kOpen, kBackoff };
@@ -73,14 +72,12 @@ class ClientConnection final : public core::TransportHandler, public core::Timer
   void arm_timeout(core::TimePoint now);
   Pending& front() { return pending_[head_]; }
 
-  LoadWorker* worker_ = nullptr;
+  WorkerContext* context_ = nullptr;
   core::Transport transport_;
   State state_ = State::kClosed;
   TimerUse timer_use_ = TimerUse::kNone;
   bool reading_ = false;  // inside on_data: new requests wait for the read's last answer
   core::TimePoint connect_started_{};
-  core::TimePoint next_send_{};  // -R: this connection's next scheduled send
-  core::Duration schedule_offset_{};
   std::array<Pending, kMaxPipeline> pending_{};
   unsigned head_ = 0;        // oldest request in flight
   unsigned count_ = 0;       // requests in flight (claimed, written or not)

@@ -4,14 +4,17 @@
 #include <array>
 #include <cstring>
 
+#include "core/clock.hpp"
 #include "http/html_writer.hpp"
 #include "http/json_writer.hpp"
-#include "routes/database_routes.hpp"
 
 namespace ringside::routes {
 namespace {
 
 using server::Reply;
+
+// The World table's rows (db/schema.hpp's seed): ids and random numbers are 1..kWorldRows.
+constexpr std::int32_t kWorldRows = 10'000;
 
 constexpr std::string_view kJson = "application/json";
 constexpr std::string_view kHtml = "text/html; charset=utf-8";
@@ -37,7 +40,7 @@ bool append_world(http::OutBuffer& body, std::int32_t id, std::int32_t number) {
 
 }  // namespace
 
-void DatabaseCall::start(DatabaseWorker& owner, CallKind kind, char* block) {
+void DatabaseCall::start(DatabaseCalls& owner, CallKind kind, char* block) {
   owner_ = &owner;
   kind_ = kind;
   block_ = block;
@@ -275,6 +278,46 @@ Reply DatabaseCall::reply_into(http::OutBuffer& body) {
     }
   }
   return fail(body, http::Status::kInternalServerError, "unknown route", {}, false);
+}
+
+DatabaseCalls::DatabaseCalls(std::unique_ptr<db::Database> database, unsigned worker_index)
+    : database_(std::move(database)),
+      random_state_(0x9e3779b97f4a7c15ull * (worker_index + 1) ^
+                    static_cast<std::uint64_t>(core::Clock::now().time_since_epoch().count())) {}
+
+DatabaseCalls::~DatabaseCalls() {
+  // First, while the pools below still exist: the database ends every operation in flight, and
+  // their calls come back here.
+  database_.reset();
+}
+
+DatabaseCall& DatabaseCalls::acquire(CallKind kind) {
+  DatabaseCall& call = calls_.acquire();
+  call.start(*this, kind, blocks_.acquire());
+  return call;
+}
+
+void DatabaseCalls::release(DatabaseCall& call) { calls_.release(call); }
+
+void DatabaseCalls::release_block(char* block) { blocks_.release(block); }
+
+// splitmix64: fast, and good enough to pick rows.
+std::uint64_t DatabaseCalls::next_random() {
+  std::uint64_t x = (random_state_ += 0x9e3779b97f4a7c15ull);
+  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
+  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
+  return x ^ (x >> 31);
+}
+
+std::int32_t DatabaseCalls::random_world_id() {
+  return static_cast<std::int32_t>(next_random() % kWorldRows) + 1;
+}
+
+std::int32_t DatabaseCalls::new_random_number(std::int32_t old) {
+  while (true) {
+    auto number = static_cast<std::int32_t>(next_random() % kWorldRows) + 1;
+    if (number != old) return number;
+  }
 }
 
 }  // namespace ringside::routes

@@ -1,7 +1,9 @@
 #include "routes/database_routes.hpp"
 
 #include <algorithm>
+#include <array>
 #include <charconv>
+#include <cstdint>
 #include <string_view>
 
 #include "http/query.hpp"
@@ -11,8 +13,6 @@ namespace {
 
 using server::Exchange;
 using server::Reply;
-
-constexpr std::int32_t kWorldRows = 10'000;
 
 // "/users/:id": a positive decimal integer that fits in 63 bits; nothing else (no sign, no
 // spaces, no leading zeros beyond "0" itself, which is not positive anyway).
@@ -93,46 +93,6 @@ void add_database_routes(server::Router& router) {
     if (!has_database(exchange)) return no_database(exchange);
     return worker_of(exchange).acquire(CallKind::kFortunes).run(exchange);
   });
-}
-
-DatabaseWorker::DatabaseWorker(std::unique_ptr<db::Database> database, unsigned worker_index)
-    : database_(std::move(database)),
-      random_state_(0x9e3779b97f4a7c15ull * (worker_index + 1) ^
-                    static_cast<std::uint64_t>(core::Clock::now().time_since_epoch().count())) {}
-
-DatabaseWorker::~DatabaseWorker() {
-  // First, while the pools below still exist: the database ends every operation in flight, and
-  // their calls come back here.
-  database_.reset();
-}
-
-DatabaseCall& DatabaseWorker::acquire(CallKind kind) {
-  DatabaseCall& call = calls_.acquire();
-  call.start(*this, kind, blocks_.acquire());
-  return call;
-}
-
-void DatabaseWorker::release(DatabaseCall& call) { calls_.release(call); }
-
-void DatabaseWorker::release_block(char* block) { blocks_.release(block); }
-
-// splitmix64: fast, and good enough to pick rows.
-std::uint64_t DatabaseWorker::next_random() {
-  std::uint64_t x = (random_state_ += 0x9e3779b97f4a7c15ull);
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ull;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebull;
-  return x ^ (x >> 31);
-}
-
-std::int32_t DatabaseWorker::random_world_id() {
-  return static_cast<std::int32_t>(next_random() % kWorldRows) + 1;
-}
-
-std::int32_t DatabaseWorker::new_random_number(std::int32_t old) {
-  while (true) {
-    auto number = static_cast<std::int32_t>(next_random() % kWorldRows) + 1;
-    if (number != old) return number;
-  }
 }
 
 }  // namespace ringside::routes

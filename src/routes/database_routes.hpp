@@ -17,12 +17,10 @@
 //   });
 #pragma once
 
-#include <array>
-#include <cstdint>
 #include <memory>
+#include <utility>
 
-#include "core/block_pool.hpp"
-#include "core/free_list_pool.hpp"
+#include "core/clock.hpp"
 #include "db/database.hpp"
 #include "routes/database_call.hpp"
 #include "server/router.hpp"
@@ -32,35 +30,17 @@ namespace ringside::routes {
 
 void add_database_routes(server::Router& router);
 
-// A worker's database and the pools of its database routes' calls.
-class DatabaseWorker final : public server::WorkerExtension {
+// A worker's database and the pools of its database routes' calls (DatabaseCalls), driven by the
+// worker's loop.
+class DatabaseWorker final : public server::WorkerExtension, public DatabaseCalls {
  public:
-  DatabaseWorker(std::unique_ptr<db::Database> database, unsigned worker_index);
-  ~DatabaseWorker() override;
-  DatabaseWorker(const DatabaseWorker&) = delete;
-  DatabaseWorker& operator=(const DatabaseWorker&) = delete;
-
-  [[nodiscard]] db::Database& database() { return *database_; }
-  [[nodiscard]] DatabaseCall& acquire(CallKind kind);
-  void release(DatabaseCall& call);
-  void release_block(char* block);
-  // A World id in 1..10000, and a random number for a row (1..10000, never `old`).
-  [[nodiscard]] std::int32_t random_world_id();
-  [[nodiscard]] std::int32_t new_random_number(std::int32_t old);
-  [[nodiscard]] std::size_t calls_in_use() const { return calls_.in_use(); }
+  DatabaseWorker(std::unique_ptr<db::Database> database, unsigned worker_index)
+      : DatabaseCalls(std::move(database), worker_index) {}
 
   // core::LoopParticipant: the database is driven by the worker's loop.
-  void after_events() override { database_->after_events(); }
-  [[nodiscard]] core::TimePoint next_deadline() const override { return database_->next_deadline(); }
-  void on_timer(core::TimePoint now) override { database_->on_timer(now); }
-
- private:
-  [[nodiscard]] std::uint64_t next_random();
-
-  std::unique_ptr<db::Database> database_;
-  core::FreeListPool<DatabaseCall, &DatabaseCall::next_free> calls_;
-  core::BlockPool blocks_{DatabaseCall::kBlockBytes, 256, 64};
-  std::uint64_t random_state_;
+  void after_events() override { database().after_events(); }
+  [[nodiscard]] core::TimePoint next_deadline() const override { return database().next_deadline(); }
+  void on_timer(core::TimePoint now) override { database().on_timer(now); }
 };
 
 }  // namespace ringside::routes

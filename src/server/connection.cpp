@@ -3,6 +3,8 @@
 #include <algorithm>
 
 #include "http/response_writer.hpp"
+#include "server/exchange.hpp"
+#include "server/router.hpp"
 
 namespace ringside::server {
 namespace {
@@ -19,8 +21,7 @@ void Connection::open(int fd, WorkerContext& context) {
   linger_reads_ = 0;
   phase_ = Phase::kHead;
   close_after_output_ = peer_closed_ = close_after_queue_ = processing_ = false;
-  queued_ = 0;
-  queue_head_ = queue_tail_ = nullptr;
+  queue_ = PendingReply::Queue{};
   timer_kind_ = TimerKind::kNone;
   arm(TimerKind::kHeader, true);
   if (!transport_.open(context.loop, fd, *this, context.output_blocks)) {
@@ -60,11 +61,11 @@ void Connection::process_input(std::span<const char> input) {
   std::size_t used = process(input, batch);
   processing_ = false;
   if (!is_open()) return;
-  if (queued_ > 0 && !drain_ready(batch) && !is_open()) return;
+  if (!queue_.empty() && !drain_ready(batch) && !is_open()) return;
   keep_input(input.subspan(used));
   // A full queue, or a parked request that ends the connection: read nothing more until answers
   // come (on_reply_ready), so the kept input stays bounded.
-  if (queued_ >= kMaxQueued || close_after_queue_) transport_.pause_reading();
+  if (queue_.size() >= kMaxQueued || close_after_queue_) transport_.pause_reading();
   if (input_len_ >= WorkerContext::kReadBytes && !transport_.write_pending() &&
       !close_after_output_) {
     // A kept head that fills its block can never complete (the parser caps heads below it).
@@ -77,7 +78,7 @@ void Connection::process_input(std::span<const char> input) {
 std::size_t Connection::process(std::span<const char> input, http::OutBuffer& batch) {
   std::size_t pos = 0;
   while (pos < input.size() && !close_after_output_ && !close_after_queue_ &&
-         queued_ < kMaxQueued && !transport_.write_pending()) {
+         queue_.size() < kMaxQueued && !transport_.write_pending()) {
     if (batch.remaining() < kReplyRoom && !send(batch)) break;
     if (phase_ == Phase::kBody) {
       if (!consume_body(input, pos, batch)) break;
@@ -94,7 +95,7 @@ std::size_t Connection::process(std::span<const char> input, http::OutBuffer& ba
     }
     pos += parsed.consumed;
     const bool go_on = start_request(ctx_->request, pos == input.size(), batch);
-    if (queued_ > 0 && !drain_ready(batch)) break;
+    if (!queue_.empty() && !drain_ready(batch)) break;
     if (!go_on) break;
   }
   return pos;
@@ -158,7 +159,7 @@ bool Connection::consume_body(std::span<const char> input, std::size_t& pos,
 
 void Connection::write_reply(http::OutBuffer& batch) {
   if (reply_.deferred) return;  // parked: its PendingReply answers, in its place in the queue
-  if (queued_ > 0) {
+  if (!queue_.empty()) {
     // Behind a parked request: wait in the queue, so responses leave in request order.
     park().respond(reply_);
     return;
@@ -176,7 +177,7 @@ void Connection::write_reply(http::OutBuffer& batch) {
 
 void Connection::write_error(http::RequestError error, http::OutBuffer& batch) {
   http::ErrorDescription description = http::describe(error);
-  const bool answered_already = phase_ == Phase::kBody && reply_.deferred && queued_ == 0;
+  const bool answered_already = phase_ == Phase::kBody && reply_.deferred && queue_.empty();
   phase_ = Phase::kHead;
   if (answered_already) {
     // A parked route answered this request before its body had all arrived, and the body then
@@ -185,7 +186,7 @@ void Connection::write_error(http::RequestError error, http::OutBuffer& batch) {
     close_after_output_ = true;
     return;
   }
-  if (queued_ > 0) {
+  if (!queue_.empty()) {
     // Behind a parked request the error waits its turn too; it ends the connection after it.
     reply_keep_alive_ = reply_head_only_ = reply_http10_ = false;
     park().respond({description.status, "text/plain", description.message, {}});
@@ -230,7 +231,7 @@ void Connection::on_drained() {
 // After output drained or an answer came: sends the answered head of the queue, then answers the
 // kept input and reads on, unless something still holds the connection back.
 void Connection::send_answered_and_continue() {
-  if (queued_ > 0) {
+  if (!queue_.empty()) {
     http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
     drain_ready(batch);
     if (!is_open() || (!batch.empty() && !send(batch) && !is_open())) return;
@@ -243,7 +244,7 @@ void Connection::send_answered_and_continue() {
     after_io();
   }
   if (!is_open() || transport_.write_pending() || close_after_output_ || close_after_queue_ ||
-      queued_ >= kMaxQueued) {
+      queue_.size() >= kMaxQueued) {
     return;
   }
   transport_.resume_reading();
@@ -252,13 +253,7 @@ void Connection::send_answered_and_continue() {
 PendingReply& Connection::park() {
   PendingReply& pending = ctx_->replies.acquire();
   pending.start(*ctx_, this, reply_keep_alive_, reply_head_only_, reply_http10_);
-  if (queue_tail_ != nullptr) {
-    queue_tail_->next_ = &pending;
-  } else {
-    queue_head_ = &pending;
-  }
-  queue_tail_ = &pending;
-  ++queued_;
+  queue_.push(pending);
   if (!reply_keep_alive_) close_after_queue_ = true;
   return pending;
 }
@@ -267,14 +262,12 @@ PendingReply& Connection::park() {
 // output stalled (the rest waits for on_drained) or the connection closed.
 bool Connection::drain_ready(http::OutBuffer& batch) {
   // Nothing may follow a "Connection: close" response: what queues behind it is dropped at close.
-  while (!close_after_output_ && queue_head_ != nullptr && queue_head_->done_) {
-    PendingReply& head = *queue_head_;
+  while (!close_after_output_ && !queue_.empty() && queue_.front()->done_) {
+    PendingReply& head = *queue_.front();
     if (batch.remaining() < head.response_len_ && !send(batch)) return false;
     batch.append({head.response_, head.response_len_});
     if (!head.keep_alive_) close_after_output_ = true;
-    queue_head_ = head.next_;
-    if (queue_head_ == nullptr) queue_tail_ = nullptr;
-    --queued_;
+    queue_.pop();
     head.release();
   }
   return true;
@@ -287,17 +280,13 @@ void Connection::on_reply_ready() {
 
 void Connection::drop_queue() {
   // Parked requests still waiting hear that their client went away; answered ones go back now.
-  while (queue_head_ != nullptr) {
-    PendingReply& head = *queue_head_;
-    queue_head_ = head.next_;
-    if (head.done_) {
-      head.release();
+  while (PendingReply* head = queue_.pop()) {
+    if (head->done_) {
+      head->release();
     } else {
-      head.waiter_ = nullptr;
+      head->waiter_ = nullptr;
     }
   }
-  queue_tail_ = nullptr;
-  queued_ = 0;
 }
 
 void Connection::on_peer_closed() {
@@ -309,8 +298,8 @@ void Connection::on_peer_closed() {
   // A client that closes while a request is parked has given up on it, as nginx assumes (HTTP/1.1
   // cannot tell a half-close from a close): end the connection now; the parked requests hear it
   // as aborted() and are cleaned up when their answers arrive.
-  for (const PendingReply* p = queue_head_; p != nullptr; p = p->next_) {
-    if (!p->done_) {
+  for (const PendingReply& parked : queue_) {
+    if (!parked.done_) {
       close();
       return;
     }
@@ -322,7 +311,7 @@ void Connection::on_error(int) { close(); }
 
 void Connection::after_io() {
   if (!is_open() || phase_ == Phase::kLingering) return;
-  if (transport_.write_pending() || (queued_ > 0 && !close_after_output_)) {
+  if (transport_.write_pending() || (!queue_.empty() && !close_after_output_)) {
     // Waiting for the client to read, or for parked requests' answers: the idle clock applies.
     arm(TimerKind::kIdle, true);
     return;

@@ -36,7 +36,7 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
   [[nodiscard]] bool is_open() const { return transport_.is_open(); }
   // Between requests, with nothing buffered in either direction.
   [[nodiscard]] bool is_idle() const {
-    return phase_ == Phase::kHead && input_len_ == 0 && !transport_.write_pending() && queued_ == 0;
+    return phase_ == Phase::kHead && input_len_ == 0 && !transport_.write_pending() && queue_.empty();
   }
 
   Connection* next_free = nullptr;
@@ -85,9 +85,7 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
   bool close_after_output_ = false;  // answered with "Connection: close"
   bool close_after_queue_ = false;   // a parked request ends the connection: read no further
   bool processing_ = false;          // inside process(): a reply answered now is drained there
-  std::uint8_t queued_ = 0;          // parked requests, and answers waiting behind them
-  PendingReply* queue_head_ = nullptr;
-  PendingReply* queue_tail_ = nullptr;
+  PendingReply::Queue queue_;        // parked requests, and answers waiting behind them
   bool peer_closed_ = false;
   // The request being answered once its body has been read.
   bool reply_keep_alive_ = true;

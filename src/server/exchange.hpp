@@ -24,15 +24,14 @@
 #include <cstdint>
 #include <string_view>
 
-#include "core/free_list_pool.hpp"
 #include "http/out_buffer.hpp"
 #include "http/request.hpp"
+#include "server/pending_reply.hpp"
 #include "server/reply.hpp"
 
 namespace ringside::server {
 
 struct WorkerContext;
-class PendingReply;
 class WorkerExtension;
 
 inline constexpr std::size_t kMaxRouteParams = 4;
@@ -40,17 +39,6 @@ inline constexpr std::size_t kMaxRouteParams = 4;
 struct RouteParams {
   std::array<std::string_view, kMaxRouteParams> values{};
   std::size_t count = 0;
-};
-
-// The connection's side of parking: it queues a PendingReply in request order and hears when one
-// is ready.
-class ReplyQueue {
- public:
-  virtual PendingReply& park() = 0;
-  virtual void on_reply_ready() = 0;
-
- protected:
-  ~ReplyQueue() = default;
 };
 
 class Exchange {
@@ -78,40 +66,6 @@ class Exchange {
   const http::Request& request_;
   WorkerContext* context_;
   ReplyQueue* queue_;
-};
-
-class PendingReply {
- public:
-  // A pooled buffer (kMaxReplyBody bytes) for the body; the Reply given to respond() may point
-  // into it.
-  [[nodiscard]] http::OutBuffer& body();
-  // The answer. Call exactly once, on the worker's thread; afterwards this object is gone.
-  void respond(const Reply& reply);
-  // The client went away: respond() only gives this object back.
-  [[nodiscard]] bool aborted() const { return waiter_ == nullptr; }
-
- private:
-  friend class Connection;
-
-  void start(WorkerContext& context, ReplyQueue* waiter, bool keep_alive, bool head_only,
-             bool http10);
-  void release();
-
-  WorkerContext* context_ = nullptr;
-  ReplyQueue* waiter_ = nullptr;
-  PendingReply* next_ = nullptr;  // in the connection's queue, or the pool's free list
-  char* response_ = nullptr;      // the whole response, once answered
-  std::uint32_t response_len_ = 0;
-  char* body_block_ = nullptr;
-  http::OutBuffer body_{nullptr, 0};
-  bool done_ = false;
-  bool keep_alive_ = true;  // as the request asked; draining is applied when answered
-  bool head_only_ = false;
-  bool http10_ = false;
-
- public:
-  // The worker's pool of them, linked through next_ (named here, where it may be).
-  using Pool = core::FreeListPool<PendingReply, &PendingReply::next_>;
 };
 
 }  // namespace ringside::server

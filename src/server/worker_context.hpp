@@ -1,25 +1,25 @@
 // What a worker's connections share: the loop, buffers, timers and counters of one thread.
-// Nothing in here is touched by another thread.
+// Nothing in here is touched by another thread. Its ReplyContext part (server/pending_reply.hpp)
+// is what parked requests are answered with.
 #pragma once
 
 #include <array>
 #include <cstddef>
 
 #include "core/block_pool.hpp"
-#include "core/free_list_pool.hpp"
 #include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
-#include "http/date_cache.hpp"
 #include "http/out_buffer.hpp"
 #include "http/request.hpp"
 #include "server/config.hpp"
-#include "server/exchange.hpp"
-#include "server/router.hpp"
+#include "server/pending_reply.hpp"
+#include "server/reply.hpp"
 #include "server/worker_extension.hpp"
 
 namespace ringside::server {
 
 class Connection;
+class Router;
 
 // The worker takes a connection back when it closes.
 class ConnectionOwner {
@@ -30,12 +30,9 @@ class ConnectionOwner {
   ~ConnectionOwner() = default;
 };
 
-// Parked requests' PendingReplies, recycled: none is allocated in steady state.
-using ReplyPool = PendingReply::Pool;
-
 enum class TimerKind : std::uint8_t { kNone, kHeader, kIdle, kLinger };
 
-struct WorkerContext {
+struct WorkerContext : ReplyContext {
   static constexpr std::size_t kReadBytes = 16 * 1024;   // one recv; also the partial-input block
   static constexpr std::size_t kBatchBytes = 64 * 1024;  // responses gathered for one send
   static constexpr core::Duration kLingerTime = std::chrono::seconds(2);
@@ -60,14 +57,9 @@ struct WorkerContext {
   // Reserved blocks cost address space only until first written (see BlockPool).
   core::BlockPool input_blocks{kReadBytes, 256, 64};
   core::BlockPool output_blocks{kBatchBytes, 64, 16};
-  // A parked request's answer (a whole response) and the body it is built in.
-  core::BlockPool reply_blocks{kReplyRoom, 256, 16};
-  core::BlockPool body_blocks{kMaxReplyBody, 256, 16};
-  ReplyPool replies;
   core::TimerList header_timers;
   core::TimerList idle_timers;
   core::TimerList linger_timers{kLingerTime};
-  http::DateCache date;
   http::Request request;  // scratch for the parser: one request is parsed at a time per thread
   std::array<char, kReadBytes> read_buffer;
   std::array<char, kBatchBytes> batch_buffer;
@@ -75,7 +67,6 @@ struct WorkerContext {
   http::OutBuffer body_scratch_buffer{body_scratch.data(), body_scratch.size()};
   ConnectionOwner* owner = nullptr;
   WorkerExtension* extension = nullptr;  // the routes' per-worker state, if the server has any
-  bool draining = false;
   std::size_t open_connections = 0;
 };
 

@@ -20,6 +20,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/fnv1a.hpp"
 #include "harness/config/contestant.hpp"
 #include "harness/process/process.hpp"
 
@@ -223,12 +224,10 @@ bool succeeded(const Finished& f) {
 
 std::string hex_hash_of_file(const std::string& path) {
   std::ifstream in(path, std::ios::binary);
-  std::uint64_t hash = 0xcbf29ce484222325ull;  // FNV-1a: a name per binary, not a checksum
+  std::uint64_t hash = core::kFnv1a64Offset;  // a name per binary, not a checksum
   char buffer[1 << 16];
   while (in.read(buffer, sizeof buffer) || in.gcount() > 0) {
-    for (std::streamsize i = 0; i < in.gcount(); ++i) {
-      hash = (hash ^ static_cast<unsigned char>(buffer[i])) * 0x100000001b3ull;
-    }
+    hash = core::fnv1a64({buffer, static_cast<std::size_t>(in.gcount())}, hash);
   }
   char text[17];
   std::snprintf(text, sizeof text, "%012llx", static_cast<unsigned long long>(hash & 0xffffffffffffull));

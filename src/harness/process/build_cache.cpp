@@ -11,6 +11,7 @@
 #include <system_error>
 #include <vector>
 
+#include "core/fnv1a.hpp"
 #include "harness/config/placeholders.hpp"
 #include "harness/process/process.hpp"
 
@@ -21,12 +22,7 @@ namespace fs = std::filesystem;
 
 class Fnv1a {
  public:
-  void add(std::string_view bytes) {
-    for (unsigned char c : bytes) {
-      hash_ ^= c;
-      hash_ *= 0x100000001b3ULL;
-    }
-  }
+  void add(std::string_view bytes) { hash_ = core::fnv1a64(bytes, hash_); }
   // Length-prefixed, so ("ab", "c") and ("a", "bc") differ.
   void add_field(std::string_view bytes) {
     add(std::to_string(bytes.size()));
@@ -40,7 +36,7 @@ class Fnv1a {
   }
 
  private:
-  std::uint64_t hash_ = 0xcbf29ce484222325ULL;
+  std::uint64_t hash_ = core::kFnv1a64Offset;
 };
 
 void add_file(Fnv1a& hash, const fs::path& path, const std::string& name) {

@@ -1,0 +1,73 @@
+#include "load/worker_context.hpp"
+
+#include <algorithm>
+
+namespace ringside::load {
+
+WorkerContext::WorkerContext(const LoadConfig& cfg, const WorkerPlan& plan)
+    : config(cfg),
+      timeouts(core::seconds_to_duration(cfg.timeout_s)),
+      plan_(plan),
+      unclaimed_(plan.requests),
+      target_cursor_(static_cast<std::uint32_t>(plan.first_connection % cfg.targets.size())) {
+  if (config.rate > 0) {
+    send_interval = core::seconds_to_duration(config.connections / config.rate);
+  }
+  std::vector<Due> storage;
+  storage.reserve(plan.connections + 1);
+  due_ = decltype(due_)(std::greater<>{}, std::move(storage));
+  if (config.latency_per_second) stats_.latency_seconds.enable(stats_.latency);
+  if (plan.end) stats_.per_second.reserve(static_cast<std::size_t>(std::min<core::Duration>(*plan.end - plan.measure_from, std::chrono::hours(1)) / std::chrono::seconds(1)) + 2);  // -d 30d: grows
+}
+
+WorkerContext::Claim WorkerContext::claim(ScheduledSender& sender, core::TimePoint now) {
+  if (!may_start_more(now)) return {};
+  core::TimePoint intended = now;
+  if (config.rate > 0) {
+    if (sender.next_send() > now) {
+      schedule_due(sender);
+      return {};
+    }
+    intended = sender.next_send();
+  }
+  if (idle(intended)) {
+    // --start-at: between the warm-up and the instant. The connection's schedule starts over at
+    // the instant (with its -R stagger), so the measured phase opens as a run without warm-up.
+    sender.restart_schedule(plan_.measure_from);
+    schedule_due(sender);
+    return {};
+  }
+  const bool measured = measuring(intended);
+  if (measured) {
+    if (plan_.requests > 0) --unclaimed_;
+    ++stats_.started;
+  } else {
+    ++stats_.warmup_requests;
+  }
+  return {true, intended, measured};
+}
+
+bool WorkerContext::may_start_more(core::TimePoint now) const {
+  if (stopping_) return false;
+  if (plan_.end && now >= *plan_.end) return false;
+  if (plan_.requests > 0 && unclaimed_ == 0 && measuring(now)) return false;
+  return true;
+}
+
+void WorkerContext::schedule_due(ScheduledSender& sender) {
+  if (sender.due_queued) return;
+  sender.due_queued = true;
+  due_.push({sender.next_send(), &sender});
+}
+
+std::size_t WorkerContext::second_of(core::TimePoint t) const {
+  if (t < plan_.measure_from) return 0;
+  return static_cast<std::size_t>((t - plan_.measure_from) / std::chrono::seconds(1));
+}
+
+std::uint64_t WorkerContext::micros(core::Duration d) const {
+  auto us = std::chrono::duration_cast<std::chrono::microseconds>(d).count();
+  return us < 1 ? 1 : static_cast<std::uint64_t>(us);
+}
+
+}  // namespace ringside::load
