@@ -6,7 +6,8 @@
 // report.html inlines uPlot from web/node_modules (scripts/setup runs `npm ci --prefix web`),
 // found beside the source tree this binary was built in, or in the folder given. Without it the
 // Markdown is written all the same, the HTML says its charts are missing and what to run, and
-// WrittenReports::charts_missing says so to the caller.
+// WrittenReports::charts_missing says so to the caller. The page's own template, style and
+// scripts need no folder: they are built into the binary (report_web_files.hpp).
 #pragma once
 
 #include <filesystem>

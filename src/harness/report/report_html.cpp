@@ -1,32 +1,12 @@
 #include "harness/report/report_html.hpp"
 
+#include "harness/report/page_template.hpp"
 #include "harness/report/report_format.hpp"
 #include "harness/report/report_model.hpp"
-#include "harness/report/report_script.hpp"
+#include "harness/report/report_web_files.hpp"
 
 namespace ringside::harness {
 namespace {
-
-constexpr std::string_view kStyle = R"css(
-body { font: 14px/1.45 system-ui, sans-serif; color: #222;
-       margin: 1.5em auto; max-width: 1200px; padding: 0 1em; }
-h1 { font-size: 1.6em; }
-h2 { margin-top: 2em; border-bottom: 1px solid #ccc; }
-h3 { font-size: 1.05em; margin-top: 1.4em; }
-table { border-collapse: collapse; margin: 0.5em 0 1em; }
-th, td { padding: 0.25em 0.6em; border-bottom: 1px solid #e4e4e4; text-align: left;
-         vertical-align: top; }
-th { background: #f4f4f4; }
-td.n, th.n { text-align: right; font-variant-numeric: tabular-nums; white-space: nowrap; }
-.alert { background: #fff3cd; border: 1px solid #e0c36c; padding: 0.6em 0.9em; }
-.charts { display: flex; flex-wrap: wrap; gap: 1em; }
-figure.chart { margin: 0; }
-#verdict { background: #f7f9fc; border: 1px solid #d5deea; padding: 0.2em 1em 0.6em; }
-#verdict h2 { margin-top: 0.6em; }
-ul.verdict { padding-left: 1.2em; }
-ul.verdict li { margin: 0.2em 0; }
-ul.verdict .what { font-weight: 600; }
-)css";
 
 std::string table_html(const ReportTable& table, const std::string& css_class) {
   std::string out =
@@ -105,56 +85,62 @@ std::string verdict_html(const ReportModel& model) {
   return out + "</section>\n";
 }
 
-std::string sections_html(const ReportModel& model) {
-  std::string out = notes_html(model);
-  out += "<section>\n<h2>" + escape_html(model.errors.heading) + "</h2>\n" +
-         table_html(model.errors, "facts");
+std::string errors_html(const ReportModel& model) {
+  std::string out = table_html(model.errors, "facts");
   if (model.errors.rows.empty()) out += "<p>No errors, and the kernel dropped nothing.</p>\n";
-  out += "</section>\n<section>\n<h2>Contestants</h2>\n" + table_html(model.contestants, "facts");
-  out += list_html(model.contestant_details, "contestant-details");
-  out += "</section>\n<section>\n<h2>Machine</h2>\n" + table_html(model.machine, "facts");
-  if (!model.load_hosts.rows.empty()) {
-    out += "<h3>" + escape_html(model.load_hosts.heading) + "</h3>\n" + table_html(model.load_hosts, "facts");
-  }
-  if (!model.warnings.empty()) out += "<p>Warnings:</p>\n" + list_html(model.warnings, "warnings");
-  out += "</section>\n<section>\n<h2>Scenario</h2>\n" + table_html(model.workload_list, "facts");
-  out += "<p>Run it again with <code>" + escape_html(model.command) + "</code>.</p>\n</section>\n";
   return out;
 }
 
+std::string machine_html(const ReportModel& model) {
+  std::string out = table_html(model.machine, "facts");
+  if (!model.load_hosts.rows.empty()) {
+    out += "<h3>" + escape_html(model.load_hosts.heading) + "</h3>\n" +
+           table_html(model.load_hosts, "facts");
+  }
+  if (!model.warnings.empty()) out += "<p>Warnings:</p>\n" + list_html(model.warnings, "warnings");
+  return out;
+}
+
+std::string paragraphs_html(const std::vector<std::string>& sentences, const char* open) {
+  std::string out;
+  for (const std::string& sentence : sentences) out += open + escape_html(sentence) + "</p>\n";
+  return out;
+}
+
+constexpr std::string_view kChartsMissing =
+    "<p class=\"alert\" id=\"charts-missing\">The charts are missing: uPlot was not found "
+    "when this report was written. Run scripts/setup (it runs npm ci in web/), then "
+    "<code>ringside compare --report DIR</code> on this results folder.</p>\n";
+
 }  // namespace
 
+// The page is web/report/report.html (report_web_files.hpp); here only what goes in its slots.
 std::string render_html(const RunResults& results, std::string_view uplot_js,
                         std::string_view uplot_css) {
   const ReportModel model = build_report_model(results);
   const bool charts = !uplot_js.empty();
-  std::string out = "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n";
-  out += "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n";
-  out += "<title>" + escape_html(model.title) + "</title>\n";
-  if (charts) out += "<style>\n" + escape_inline_code(uplot_css, "style") + "\n</style>\n";
-  out += "<style>" + std::string(kStyle) + "</style>\n</head>\n<body>\n";
-  out += "<script>" + std::string(report_error_hooks_script()) + "</script>\n";
-  out += "<h1>" + escape_html(model.title) + "</h1>\n";
-  for (const std::string& alert : model.alerts)
-    out += "<p class=\"alert\">" + escape_html(alert) + "</p>\n";
-  out += verdict_html(model);
-  for (const std::string& sentence : model.preamble)
-    out += "<p>" + escape_html(sentence) + "</p>\n";
-  if (!charts) {
-    out +=
-        "<p class=\"alert\" id=\"charts-missing\">The charts are missing: uPlot was not found "
-        "when this report was written. Run scripts/setup (it runs npm ci in web/), then "
-        "<code>ringside compare --report DIR</code> on this results folder.</p>\n";
-  }
-  out += workloads_html(model, charts);
-  out += sections_html(model);
-  out += "<script type=\"application/json\" id=\"ringside-data\">" +
-         escape_json_for_script(to_json_text(results)) + "</script>\n";
-  if (charts) {
-    out += "<script>\n" + escape_inline_code(uplot_js, "script") + "\n</script>\n";
-  }
-  out += "<script>" + std::string(report_charts_script()) + "</script>\n";
-  return out + "</body>\n</html>\n";
+  return fill_template(
+      report_page_template(),
+      {{"title", escape_html(model.title)},
+       {"uplot_css", escape_inline_code(uplot_css, "style")},
+       {"report_css", escape_inline_code(report_css(), "style")},
+       {"error_hooks_js", escape_inline_code(report_error_hooks_js(), "script")},
+       {"alerts", paragraphs_html(model.alerts, "<p class=\"alert\">")},
+       {"verdict", verdict_html(model)},
+       {"preamble", paragraphs_html(model.preamble, "<p>")},
+       {"charts_missing", charts ? "" : std::string(kChartsMissing)},
+       {"workloads", workloads_html(model, charts)},
+       {"notes", notes_html(model)},
+       {"errors_heading", escape_html(model.errors.heading)},
+       {"errors", errors_html(model)},
+       {"contestants", table_html(model.contestants, "facts") +
+                           list_html(model.contestant_details, "contestant-details")},
+       {"machine", machine_html(model)},
+       {"scenario", table_html(model.workload_list, "facts")},
+       {"command", escape_html(model.command)},
+       {"results_json", escape_json_for_script(to_json_text(results))},
+       {"uplot_js", escape_inline_code(uplot_js, "script")},
+       {"charts_js", escape_inline_code(report_charts_js(), "script")}});
 }
 
 }  // namespace ringside::harness

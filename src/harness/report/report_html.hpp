@@ -1,8 +1,9 @@
-// report.html of `ringside compare`: one self-contained file that opens offline. The results are
-// embedded as JSON, uPlot's JS and CSS are inlined, and a small script of ours
-// (report_script.hpp) draws requests/s against connections, latency percentile spectra, CPU per
-// request and memory bars; the tables (the same as report.md's, plus errors and the kernel's
-// counters) are plain HTML, so they read without JavaScript.
+// report.html of `ringside compare`: one self-contained file that opens offline. The page is
+// web/report/report.html with its slots filled (report_web_files.hpp): the results embedded as
+// JSON, uPlot's JS and CSS and our own (web/report/) inlined; our charts.js draws requests/s
+// against connections, latency percentile spectra, CPU per request and memory bars; the tables
+// (the same as report.md's, plus errors and the kernel's counters) are plain HTML written here,
+// so they read without JavaScript.
 //
 //   const std::string page = render_html(results, uplot_js, uplot_css);
 //

@@ -1,34 +1,3 @@
-#include "harness/report/report_script.hpp"
-
-namespace ringside::harness {
-
-std::string_view report_error_hooks_script() {
-  return R"js(
-(function () {
-  "use strict";
-  var errors = [];
-  function record(text) {
-    errors.push(String(text));
-    document.body.dataset.errors = errors.join("\n");
-  }
-  window.ringsideRecordError = record;
-  window.onerror = function (message, source, line) {
-    record(message + (line ? " (line " + line + ")" : ""));
-  };
-  window.addEventListener("unhandledrejection", function (event) {
-    record("unhandled rejection: " + event.reason);
-  });
-  var original = console.error;
-  console.error = function () {
-    record(Array.prototype.map.call(arguments, String).join(" "));
-    original.apply(console, arguments);
-  };
-})();
-)js";
-}
-
-std::string_view report_charts_script() {
-  return R"js(
 (function () {
   "use strict";
   var body = document.body;
@@ -388,7 +357,3 @@ std::string_view report_charts_script() {
     body.dataset.chartsDrawn = String(drawn);
   }
 })();
-)js";
-}
-
-}  // namespace ringside::harness
