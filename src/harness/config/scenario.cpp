@@ -35,8 +35,6 @@ constexpr std::array<std::string_view, 13> kWorkloadFields = {
     "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
     "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline"};
 
-constexpr std::array<std::string_view, 5> kLoaders = {"ringside", "wrk", "ab", "h2load", "hey"};
-
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
 using Reader = TomlFields<ScenarioError>;
@@ -133,6 +131,33 @@ void read_connections(const Reader& reader, Workload& workload) {
   }
 }
 
+// mode and rate: closed without a rate, or open at one.
+void read_mode(const Reader& reader, Workload& workload) {
+  const std::string mode = reader.string("mode").value_or("closed");
+  const std::optional<LoadMode> parsed = mode_from_name(mode);
+  if (!parsed) {
+    reader.fail("mode", "must be \"closed\" (fixed connections, as fast as they go) or \"open\" "
+                        "(a fixed request rate, with rate = N)");
+  }
+  workload.mode = *parsed;
+  workload.rate = reader.number("rate", 0, 100'000'000, "from 0 to 100000000 requests/s").value_or(0);
+  if (workload.mode == LoadMode::kOpen && workload.rate < 0.01) {
+    reader.fail("rate", "an open workload needs rate = requests/s, at least 0.01");
+  }
+  if (workload.mode == LoadMode::kClosed && workload.rate != 0) {
+    reader.fail("rate", "only an open workload has a rate (set mode = \"open\", or drop rate)");
+  }
+}
+
+void read_loader(const Reader& reader, Workload& workload) {
+  const std::optional<LoaderKind> loader = loader_from_name(reader.string("loader").value_or("ringside"));
+  if (!loader) reader.fail("loader", "must be one of ringside, wrk, ab, h2load, hey");
+  workload.loader = *loader;
+  if (workload.loader != LoaderKind::kRingside && workload.path.find('{') != std::string::npos) {
+    reader.fail("path", "a pattern needs loader = \"ringside\" (external loaders take one URL)");
+  }
+}
+
 Workload read_workload(const toml::table& table, const std::string& source, std::size_t index) {
   const Reader reader(table, source, "workload[" + std::to_string(index) + "].");
   reader.refuse_unknown(kWorkloadFields);
@@ -162,25 +187,8 @@ Workload read_workload(const toml::table& table, const std::string& source, std:
   }
   workload.body = reader.string("body").value_or("");
   read_connections(reader, workload);
-  workload.mode = reader.string("mode").value_or("closed");
-  if (workload.mode != "closed" && workload.mode != "open") {
-    reader.fail("mode", "must be \"closed\" (fixed connections, as fast as they go) or \"open\" "
-                        "(a fixed request rate, with rate = N)");
-  }
-  workload.rate = reader.number("rate", 0, 100'000'000, "from 0 to 100000000 requests/s").value_or(0);
-  if (workload.mode == "open" && workload.rate < 0.01) {
-    reader.fail("rate", "an open workload needs rate = requests/s, at least 0.01");
-  }
-  if (workload.mode == "closed" && workload.rate != 0) {
-    reader.fail("rate", "only an open workload has a rate (set mode = \"open\", or drop rate)");
-  }
-  workload.loader = reader.string("loader").value_or("ringside");
-  if (std::find(kLoaders.begin(), kLoaders.end(), workload.loader) == kLoaders.end()) {
-    reader.fail("loader", "must be one of ringside, wrk, ab, h2load, hey");
-  }
-  if (workload.loader != "ringside" && workload.path.find('{') != std::string::npos) {
-    reader.fail("path", "a pattern needs loader = \"ringside\" (external loaders take one URL)");
-  }
+  read_mode(reader, workload);
+  read_loader(reader, workload);
   workload.loader_threads =
       static_cast<unsigned>(reader.integer("loader_threads", 1, 1024).value_or(1));
   workload.requests =
@@ -346,9 +354,10 @@ void read_load(const Reader& top, const std::string& source, Scenario& scenario)
     if (n > 1) host.name += "-" + std::to_string(n);
   }
   for (const Workload& workload : scenario.workloads) {
-    if (workload.loader != "ringside") {
+    if (workload.loader != LoaderKind::kRingside) {
       reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
-                                "' has loader = \"" + workload.loader + "\", which runs here only");
+                                "' has loader = \"" + std::string(loader_name(workload.loader)) +
+                                "\", which runs here only");
     }
     if (workload.path.find('{') != std::string::npos) {
       reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +

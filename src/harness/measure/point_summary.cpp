@@ -47,7 +47,7 @@ bool connections_busy(const RoundFigures& round, const PointContext& context) {
 // An open point short of its rate: the server's limit when the loader's connections were all
 // waiting on it, the loader's when they were not.
 void judge_open_rate(RoundFigures& round, const PointContext& context) {
-  if (context.mode != "open" || !std::isfinite(round.target_rate) || !(round.target_rate > 0) ||
+  if (context.mode != LoadMode::kOpen || !std::isfinite(round.target_rate) || !(round.target_rate > 0) ||
       !std::isfinite(round.requests_per_s) ||
       round.requests_per_s >= round.target_rate * (1 - kOpenShortfall)) {
     return;
@@ -100,7 +100,7 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
   judge_open_rate(round, context);
   const bool connections_complete =
       !context.connections_counted || round.kernel.established_peak >= context.connections;
-  if (context.mode == "closed" && context.mean_outstanding >= 0) {
+  if (context.mode == LoadMode::kClosed && context.mean_outstanding >= 0) {
     // Little's law's L measured by the loader itself: the requests it had in flight, averaged
     // over the point. A closed loop that keeps its connections busy holds it at connections x
     // pipeline whatever the latency's tail (the mean latency of answered requests misses the
@@ -113,7 +113,7 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
                " requests in flight on average: it left connections idle between an answer and "
                "the next request, so it, not the server, set the pace");
     }
-  } else if (context.mode == "closed" && connections_complete && round.failed == 0 &&
+  } else if (context.mode == LoadMode::kClosed && connections_complete && round.failed == 0 &&
       round.completed > 0 && std::isfinite(round.latency.mean) &&
       round.latency.mean / 1e6 <= kLittleMaxLatencyShare * wall &&
       std::isfinite(round.requests_per_s) && context.connections > 0) {
@@ -204,7 +204,7 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
              " requests to errors a reset causes: connections were refused or torn down, this "
              "server's or another program's");
   }
-  if (context.mode == "closed" && context.connections_counted &&
+  if (context.mode == LoadMode::kClosed && context.connections_counted &&
       k.established_peak < context.connections) {
     flag(round, "connections-missing",
          "the server had at most " + with_commas(k.established_peak) + " of " +

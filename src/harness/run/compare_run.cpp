@@ -99,7 +99,7 @@ std::string join(const std::vector<std::string>& parts, const std::string& separ
 // measured phase of duration_s (the scenario's, or an equal-load point's own).
 struct PointPlan {
   const Workload* workload = nullptr;
-  std::string mode = "closed";
+  LoadMode mode = LoadMode::kClosed;
   unsigned connections = 0;
   double rate = 0;
   double duration_s = 0;
@@ -234,22 +234,22 @@ void Engine::prepare_contestants() {
                          : static_cast<unsigned>(contestant.manifest.fixed_threads);
     const Runnability runnable = check_runnable(contestant);
     if (!runnable.runnable) {
-      result.status = "skipped";
+      result.status = ContestantStatus::kSkipped;
       result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
     } else if (scenario_.load.server_address != "127.0.0.1" && !contestant.takes_host()) {
-      result.status = "skipped";
+      result.status = ContestantStatus::kSkipped;
       result.reason =
           no_host_reason("the scenario's server_address " + scenario_.load.server_address);
     } else if (contestant.manifest.db_pool > 0 && !contestant.manifest.database_optional &&
                scenario_.database == DatabaseKind::kNone) {
-      result.status = "skipped";
+      result.status = ContestantStatus::kSkipped;
       result.reason = "it needs a database, and the scenario has database = \"none\"";
     }
     ContestantState& state = states_.emplace_back();
     state.contestant = &contestant;
     state.result = results_.contestants.size();
-    state.timed = result.status == "ran";
-    if (result.status == "skipped") say(result.name + ": skipped: " + result.reason);
+    state.timed = result.status == ContestantStatus::kRan;
+    if (result.status == ContestantStatus::kSkipped) say(result.name + ": skipped: " + result.reason);
     results_.contestants.push_back(std::move(result));
   }
 }
@@ -322,11 +322,12 @@ void Engine::validate_all() {
     if (report.verdict == CheckVerdict::kPass) continue;
     state.timed = false;
     if (report.verdict == CheckVerdict::kInterrupted) break;
-    result.status = report.verdict == CheckVerdict::kSkip ? "skipped" : "failed";
+    result.status =
+        report.verdict == CheckVerdict::kSkip ? ContestantStatus::kSkipped : ContestantStatus::kFailed;
     result.reason = (report.verdict == CheckVerdict::kSkip ? "" : "validation failed: ") +
                     join(report.problems, "; ");
     result.last_output = report.last_output;
-    say(result.name + ": " + result.status + ", never timed: " + result.reason);
+    say(result.name + ": " + std::string(status_name(result.status)) + ", never timed: " + result.reason);
   }
 }
 
@@ -337,14 +338,14 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass)
     if (pass == Pass::kEqualLoad) {
       auto equal = equal_loads_.find(workload.name);
       if (equal != equal_loads_.end() && equal->second.rate > 0) {
-        plans.push_back({&workload, "open", equal->second.connections, equal->second.rate,
+        plans.push_back({&workload, LoadMode::kOpen, equal->second.connections, equal->second.rate,
                          equal->second.duration_s});
       }
       continue;
     }
     for (unsigned connections : workload.connections) {
       const PointPlan plan{&workload, workload.mode, connections,
-                           workload.mode == "open" ? workload.rate : 0, scenario_.duration_s};
+                           workload.mode == LoadMode::kOpen ? workload.rate : 0, scenario_.duration_s};
       if (pass == Pass::kUnsettled) {
         const PointResult* point = find_point(contestant.name(), plan);
         if (point == nullptr || !point->failure.empty() || point_converged(*point, stopping_rule())) continue;
@@ -388,7 +389,7 @@ std::size_t Engine::point_index(const std::string& contestant, const PointPlan& 
     const PointResult& point = results_.points[i];
     if (point.contestant == contestant && point.workload == plan.workload->name &&
         point.mode == plan.mode && point.connections == plan.connections &&
-        (plan.mode == "closed" || point.rate == plan.rate)) {
+        (plan.mode == LoadMode::kClosed || point.rate == plan.rate)) {
       return i;
     }
   }
@@ -409,7 +410,7 @@ PointResult& Engine::point_for(const std::string& contestant, const PointPlan& p
   point.contestant = contestant;
   point.mode = plan.mode;
   point.connections = plan.connections;
-  point.rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+  point.rate = plan.mode == LoadMode::kOpen ? plan.rate : kUnmeasured;
   point.loader = plan.workload->loader;
   return point;
 }
@@ -418,7 +419,7 @@ void Engine::fail_contestant(ContestantState& state, const std::string& reason,
                              const std::string& output, unsigned round) {
   ContestantResult& result = results_.contestants[state.result];
   state.failed = true;
-  result.status = "failed";
+  result.status = ContestantStatus::kFailed;
   result.reason = reason;
   if (!output.empty()) result.last_output = output;
   say(result.name + ": failed: " + reason + (output.empty() ? "" : "; last output: " + output));
@@ -464,7 +465,7 @@ bool Engine::drive_remote(const PointPlan& plan, int port, const std::function<b
   point.threads = workload.loader_threads;
   point.pipeline = workload.pipeline;
   point.keep_alive = workload.keep_alive;
-  point.rate = plan.mode == "open" ? plan.rate : 0;
+  point.rate = plan.mode == LoadMode::kOpen ? plan.rate : 0;
   point.requests = workload.requests;
   point.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
   point.warmup_s = scenario_.warmup_s;
@@ -523,14 +524,14 @@ bool Engine::drive_in_process(const PointPlan& plan, int port,
   config.keep_alive = workload.keep_alive;
   config.timeout_s = kRequestTimeoutS;
   config.warmup_s = scenario_.warmup_s;
-  config.rate = plan.mode == "open" ? plan.rate : 0;
+  config.rate = plan.mode == LoadMode::kOpen ? plan.rate : 0;
   config.latency_per_second = measured;  // the point's log: one interval per second
   if (measured && workload.requests > 0) {
     config.requests = workload.requests;
   } else {
     config.duration_s = measured ? plan.duration_s : 0.001;
   }
-  figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+  figures.target_rate = plan.mode == LoadMode::kOpen ? plan.rate : kUnmeasured;
   const std::vector<pid_t> before = own_threads();
   load::LoadRun run(config);
   run.start();
@@ -621,7 +622,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   // so the statements counted are exactly those of the requests answered (a reading taken while
   // requests are in flight counts queries of requests not yet answered, or the reverse).
   const bool whole_run_window = !scenario_.load.remote() &&
-                                workload.loader == "ringside" && workload.requests > 0;
+                                workload.loader == LoaderKind::kRingside && workload.requests > 0;
   if (whole_run_window) {
     database_read_start = read_database(database_before, queries_before);
     database_read_start.answered = 0;
@@ -644,14 +645,14 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
   load::MergedRun merged;
   std::vector<std::string> remote_logs;
   if (remote) {
-    figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+    figures.target_rate = plan.mode == LoadMode::kOpen ? plan.rate : kUnmeasured;
     alive = drive_remote(plan, port, server_alive, begin, end, merged, remote_logs, loader_error);
     if (loader_error.empty()) {
       fill_from_merge(merged, figures, /*per_generator=*/true);
       load_result = merged.total;
       load_result.elapsed_s = figures.duration_s;
     }
-  } else if (workload.loader == "ringside") {
+  } else if (workload.loader == LoaderKind::kRingside) {
     alive = drive_in_process(plan, port, server_alive, true, figures, loader_tids, begin, end,
                              load_result);
     fill_from_load(load_result, figures);
@@ -664,7 +665,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     }
     if (alive && !stopping()) {
       LoaderSpec spec;
-      spec.kind = loader_from_name(workload.loader).value_or(LoaderKind::kWrk);
+      spec.kind = workload.loader;
       spec.url = url_base(port) + workload.path;
       spec.method = workload.method;
       spec.headers = workload.headers;
@@ -673,14 +674,14 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
       spec.threads = workload.loader_threads;
       spec.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
       spec.requests = workload.requests;
-      spec.rate = plan.mode == "open" ? plan.rate : 0;
+      spec.rate = plan.mode == LoadMode::kOpen ? plan.rate : 0;
       spec.keep_alive = workload.keep_alive;
       spec.cpus = scenario_.load_cpus;
       begin();
       LoaderOutcome outcome = run_external_loader(spec);
       end();
       figures = outcome.figures;
-      figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+      figures.target_rate = plan.mode == LoadMode::kOpen ? plan.rate : kUnmeasured;
       loader_error = outcome.error;
       alive = server_alive();
     }
@@ -726,7 +727,7 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
         figures.loader_cpu_share = g.cpu_share;
       }
     }
-  } else if (workload.loader == "ringside") {
+  } else if (workload.loader == LoaderKind::kRingside) {
     figures.loader_cpu_s = loader_tids.empty() ? process_cpu_s() - cpu_before : sampled.loader.run_s;
     // Waiting for a CPU: on a run queue (schedstat), or throttled by the cgroup's CPU quota
     // (cpu.stat; a wait schedstat only counts once the thread runs again).
@@ -752,18 +753,18 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
     const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
                                                     plan.connections, plan.rate, round);
     const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
-                                plan.mode + ", " + std::to_string(plan.connections) +
+                                std::string(mode_name(plan.mode)) + ", " + std::to_string(plan.connections) +
                                 " connections, round " + std::to_string(round) + ", load hosts " +
                                 std::to_string(merged.generators.size());
     if (write_histogram_log(options_.out_dir, relative, comment, merged, remote_logs)) {
       figures.histogram_log = relative;
     }
-  } else if (!remote && workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
+  } else if (!remote && workload.loader == LoaderKind::kRingside && load_result.stats.latency.count() > 0) {
     const std::string& name = results_.contestants[state.result].name;
     const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
                                                     plan.connections, plan.rate, round);
     const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
-                                plan.mode + ", " + std::to_string(plan.connections) +
+                                std::string(mode_name(plan.mode)) + ", " + std::to_string(plan.connections) +
                                 " connections, round " + std::to_string(round);
     if (write_histogram_log(options_.out_dir, relative, comment, load_result)) {
       figures.histogram_log = relative;
@@ -777,24 +778,24 @@ bool Engine::measure(RunningContestant& server, ContestantState& state, const Po
                         // ever open at once than the loader's concurrency, by design.
                         .connections_counted = kernel.readable && workload.keep_alive,
                         .listen_drops_per_port = per_port,
-                        .in_flight_at_end = workload.loader == "ringside"
+                        .in_flight_at_end = workload.loader == LoaderKind::kRingside
                                                 ? static_cast<long long>(load_result.stats.in_flight)
                                                 : -1,
-                        .slow_connects = workload.loader == "ringside" && !remote
+                        .slow_connects = workload.loader == LoaderKind::kRingside && !remote
                                              ? static_cast<long long>(load_result.stats.slow_connects)
                                              : -1,
-                        .loader_resets = workload.loader == "ringside"
+                        .loader_resets = workload.loader == LoaderKind::kRingside
                                              ? static_cast<long long>(load_result.stats.errors[
                                                    static_cast<std::size_t>(load::ErrorClass::kReset)])
                                              : -1,
-                        .mean_outstanding = workload.loader == "ringside" && !remote &&
+                        .mean_outstanding = workload.loader == LoaderKind::kRingside && !remote &&
                                                     load_result.elapsed_s > 0
                                                 ? load_result.stats.outstanding_s / load_result.elapsed_s
                                                 : -1,
-                        .latency_resolution_s = workload.loader == "ab" ? 1e-3 : 0,
+                        .latency_resolution_s = workload.loader == LoaderKind::kAb ? 1e-3 : 0,
                         .server_cpus = server_cpus_});
   if (!loader_error.empty()) {
-    failure = workload.loader + ": " + loader_error;
+    failure = std::string(loader_name(workload.loader)) + ": " + loader_error;
     return true;  // the loader failed, not the contestant
   }
   if (!alive || !server.process().running()) {
@@ -858,7 +859,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
                             : "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds)) +
                        ": " + result.name + " " + plan.workload->name + " c=" +
                        std::to_string(plan.connections) +
-                       (plan.mode == "open" ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
+                       (plan.mode == LoadMode::kOpen ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
     report_progress(what, point_s);
     RoundFigures figures;
     std::string failure;
@@ -895,7 +896,7 @@ void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
   const StopResult stopped = server->stop(options_.stop_grace_s);
   planned_done_s_ = planned_before + planned;
   if (!stopped.problem().empty() && !state.failed && !stopping()) {
-    result.status = "failed";
+    result.status = ContestantStatus::kFailed;
     result.reason = "stop: " + stopped.problem();
     say(result.name + ": " + result.reason);
   }
@@ -919,7 +920,7 @@ void Engine::run_round(unsigned round, Pass pass) {
 void Engine::compute_equal_loads() {
   if (!scenario_.equal_load) return;
   for (const Workload& workload : scenario_.workloads) {
-    if (workload.mode != "closed") continue;
+    if (workload.mode != LoadMode::kClosed) continue;
     const EqualLoad equal =
         equal_load_for(results_.points, workload.name, scenario_.equal_load_fraction,
                        kEqualLoadRequests, scenario_.duration_s, kEqualLoadMaxS);
@@ -983,7 +984,7 @@ void Engine::finish_results() {
   std::stable_sort(results_.points.begin(), results_.points.end(),
                    [&](const PointResult& a, const PointResult& b) {
                      const auto key = [&](const PointResult& p) {
-                       return std::make_tuple(workload_index(p.workload), p.mode != "closed",
+                       return std::make_tuple(workload_index(p.workload), p.mode != LoadMode::kClosed,
                                               p.connections, std::isfinite(p.rate) ? p.rate : 0.0,
                                               contestant_index(p.contestant));
                      };
@@ -1077,7 +1078,7 @@ RunResults Engine::run() {
     for (ContestantState& state : states_) {
       if (!state.timed) continue;
       state.timed = false;
-      results_.contestants[state.result].status = "skipped";
+      results_.contestants[state.result].status = ContestantStatus::kSkipped;
       results_.contestants[state.result].reason = "the load hosts were not ready";
     }
     if (pinned) sched_setaffinity(0, sizeof previous, &previous);
@@ -1091,7 +1092,7 @@ RunResults Engine::run() {
     for (ContestantState& state : states_) {
       if (!state.timed || state.contestant->manifest.db_pool == 0) continue;
       state.timed = false;
-      results_.contestants[state.result].status = "failed";
+      results_.contestants[state.result].status = ContestantStatus::kFailed;
       results_.contestants[state.result].reason = "the throwaway PostgreSQL did not start";
     }
   }
@@ -1162,7 +1163,7 @@ EqualLoad equal_load_for(const std::vector<PointResult>& points, const std::stri
   std::map<std::string, double> best;  // contestant -> its best level's median requests/s
   unsigned connections = 0;
   for (const PointResult& point : points) {
-    if (point.workload != workload || point.mode != "closed" || point.rounds.empty() ||
+    if (point.workload != workload || point.mode != LoadMode::kClosed || point.rounds.empty() ||
         !point.failure.empty()) {
       continue;
     }
