@@ -279,6 +279,72 @@ LoadHost host_of(const Reader& reader, const std::string& text) {
   return host;
 }
 
+// engine = "ssh": hosts or an inventory, and a server_address they can reach.
+void check_ssh_setup(const Reader& reader, const LoadSetup& load, bool hosts_given) {
+  if (hosts_given == !load.inventory.empty()) {
+    reader.fail(hosts_given ? "inventory" : "hosts",
+                "engine = \"ssh\" takes either hosts = [\"user@host\", ...] or inventory = \"FILE\"");
+  }
+  if (!reader.find("server_address")) {
+    reader.fail("server_address", "required with engine = \"ssh\": the address the server listens "
+                                  "on and the load hosts connect to");
+  }
+  if (load.server_address.starts_with("127.") || load.server_address == "::1") {
+    reader.fail("server_address", "is a loopback address, which the load hosts cannot reach: give "
+                                  "this machine's address on their network");
+  }
+  for (const std::string& option : load.ssh_options) {
+    if (option.empty()) reader.fail("ssh_options", "holds an empty string");
+  }
+  if (!load.remote_binary.empty() &&
+      (load.remote_binary.front() != '/' || load.remote_binary.find_first_of(" \t\n'\"`$;&|<>\\") != std::string::npos)) {
+    reader.fail("remote_binary", "must be an absolute path without blanks or shell characters");
+  }
+}
+
+// The load hosts, from `hosts` or the inventory's group, each with a tag of its own.
+void read_hosts(const Reader& reader, const std::string& source,
+                const std::optional<std::vector<std::string>>& hosts, LoadSetup& load) {
+  if (hosts) {
+    if (hosts->empty()) reader.fail("hosts", "lists no host");
+    for (const std::string& text : *hosts) load.hosts.push_back(host_of(reader, text));
+  } else {
+    std::filesystem::path path = load.inventory;
+    if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
+    std::ifstream in(path);
+    if (!in) reader.fail("inventory", "cannot read " + path.string() + " (does it exist?)");
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      load.hosts = read_inventory(text.str(), path.string(), load.group);
+    } catch (const std::invalid_argument& error) {
+      reader.fail("inventory", error.what());
+    }
+  }
+  // Each host's tag names its results; two generators on one machine get -2, -3, ...
+  std::map<std::string, int> seen;
+  for (LoadHost& host : load.hosts) {
+    host.name = tag_of(host.name);
+    const int n = ++seen[host.name];
+    if (n > 1) host.name += "-" + std::to_string(n);
+  }
+}
+
+// What the ssh engine cannot run: another loader, a path pattern.
+void check_ssh_workloads(const Reader& reader, const Scenario& scenario) {
+  for (const Workload& workload : scenario.workloads) {
+    if (workload.loader != LoaderKind::kRingside) {
+      reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
+                                "' has loader = \"" + std::string(loader_name(workload.loader)) +
+                                "\", which runs here only");
+    }
+    if (workload.path.find('{') != std::string::npos) {
+      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
+                                "' has a path pattern, which runs with engine = \"local\" only");
+    }
+  }
+}
+
 void read_load(const Reader& top, const std::string& source, Scenario& scenario) {
   const toml::node* node = top.table().get("load");
   if (node == nullptr) return;
@@ -311,59 +377,9 @@ void read_load(const Reader& top, const std::string& source, Scenario& scenario)
     }
     return;
   }
-  if (hosts.has_value() == !load.inventory.empty()) {
-    reader.fail(hosts ? "inventory" : "hosts",
-                "engine = \"ssh\" takes either hosts = [\"user@host\", ...] or inventory = \"FILE\"");
-  }
-  if (!reader.find("server_address")) {
-    reader.fail("server_address", "required with engine = \"ssh\": the address the server listens "
-                                  "on and the load hosts connect to");
-  }
-  if (load.server_address.starts_with("127.") || load.server_address == "::1") {
-    reader.fail("server_address", "is a loopback address, which the load hosts cannot reach: give "
-                                  "this machine's address on their network");
-  }
-  for (const std::string& option : load.ssh_options) {
-    if (option.empty()) reader.fail("ssh_options", "holds an empty string");
-  }
-  if (!load.remote_binary.empty() &&
-      (load.remote_binary.front() != '/' || load.remote_binary.find_first_of(" \t\n'\"`$;&|<>\\") != std::string::npos)) {
-    reader.fail("remote_binary", "must be an absolute path without blanks or shell characters");
-  }
-  if (hosts) {
-    if (hosts->empty()) reader.fail("hosts", "lists no host");
-    for (const std::string& text : *hosts) load.hosts.push_back(host_of(reader, text));
-  } else {
-    std::filesystem::path path = load.inventory;
-    if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
-    std::ifstream in(path);
-    if (!in) reader.fail("inventory", "cannot read " + path.string() + " (does it exist?)");
-    std::stringstream text;
-    text << in.rdbuf();
-    try {
-      load.hosts = read_inventory(text.str(), path.string(), load.group);
-    } catch (const std::invalid_argument& error) {
-      reader.fail("inventory", error.what());
-    }
-  }
-  // Each host's tag names its results; two generators on one machine get -2, -3, ...
-  std::map<std::string, int> seen;
-  for (LoadHost& host : load.hosts) {
-    host.name = tag_of(host.name);
-    const int n = ++seen[host.name];
-    if (n > 1) host.name += "-" + std::to_string(n);
-  }
-  for (const Workload& workload : scenario.workloads) {
-    if (workload.loader != LoaderKind::kRingside) {
-      reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
-                                "' has loader = \"" + std::string(loader_name(workload.loader)) +
-                                "\", which runs here only");
-    }
-    if (workload.path.find('{') != std::string::npos) {
-      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
-                                "' has a path pattern, which runs with engine = \"local\" only");
-    }
-  }
+  check_ssh_setup(reader, load, hosts.has_value());
+  read_hosts(reader, source, hosts, load);
+  check_ssh_workloads(reader, scenario);
 }
 
 }  // namespace
