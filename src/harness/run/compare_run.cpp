@@ -34,7 +34,7 @@
 #include "harness/process/proc_table.hpp"
 #include "harness/measure/sampler.hpp"
 #include "harness/measure/server_cpu_watch.hpp"
-#include "harness/check/validation_run.hpp"
+#include "harness/check/validation_pass.hpp"
 #include "harness/run/point_loader.hpp"
 #include "harness/run/point_plan.hpp"
 #include "harness/run/point_watch.hpp"
@@ -80,12 +80,6 @@ cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
   CPU_ZERO(&set);
   for (int cpu : cpus) CPU_SET(cpu, &set);
   return set;
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
-  return text;
 }
 
 // The passes of a run: every point min_rounds times (or the fixed rounds), then the equal-load
@@ -136,7 +130,10 @@ class Engine {
     const auto route = route_of_path(workload.path);
     return !route || !is_database_route(*route);
   }
+  // Every contestant still to be timed, validated once (check/validation_pass.hpp); one that
+  // does not pass is never timed.
   void validate_all();
+  void record_validation(ContestantState& state, const ContestantReport& report);
   void run_round(unsigned round, Pass pass);
   // A contestant's part of a round: started, its points, settled, stopped.
   void run_contestant(ContestantState& state, unsigned round, Pass pass);
@@ -229,7 +226,7 @@ void Engine::prepare_contestants() {
     const Runnability runnable = check_runnable(contestant);
     if (!runnable.runnable) {
       result.status = ContestantStatus::kSkipped;
-      result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
+      result.reason = skip_reason(runnable);
     } else if (scenario_.load.server_address != "127.0.0.1" && !contestant.takes_host()) {
       result.status = ContestantStatus::kSkipped;
       result.reason =
@@ -273,15 +270,8 @@ bool Engine::provision_database() {
     if (state.timed) runnable.push_back(*state.contestant);
   }
   if (!needs_database(runnable)) return true;
-  say("starting a throwaway PostgreSQL for {db_url}");
-  cluster_ = std::make_unique<db::TempCluster>();
-  try {
-    cluster_->start();
-  } catch (const std::exception& error) {
-    say(std::string("PostgreSQL did not start: ") + error.what());
-    cluster_.reset();
-    return false;
-  }
+  cluster_ = start_throwaway_database([this](const std::string& line) { say(line); });
+  if (!cluster_) return false;
   db_url_ = cluster_->url();
   // Its processes inherited the harness's (load) CPUs; they serve the contestants, so they go
   // with them. Backends forked later inherit the postmaster's set.
@@ -308,21 +298,29 @@ void Engine::validate_all() {
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;
   options.progress = [this](const std::string& line) { say(line); };
+  std::vector<ContestantState*> checked;
+  std::vector<const Contestant*> contestants;
   for (ContestantState& state : states_) {
-    if (!state.timed || stopping()) continue;
-    const ContestantReport report = validate_contestant(*state.contestant, options);
-    ContestantResult& result = results_.contestants[state.result];
-    result.version = report.version;
-    if (report.verdict == CheckVerdict::kPass) continue;
-    state.timed = false;
-    if (report.verdict == CheckVerdict::kInterrupted) break;
-    result.status =
-        report.verdict == CheckVerdict::kSkip ? ContestantStatus::kSkipped : ContestantStatus::kFailed;
-    result.reason = (report.verdict == CheckVerdict::kSkip ? "" : "validation failed: ") +
-                    join(report.problems, "; ");
-    result.last_output = report.last_output;
-    say(result.name + ": " + std::string(status_name(result.status)) + ", never timed: " + result.reason);
+    if (!state.timed) continue;
+    checked.push_back(&state);
+    contestants.push_back(state.contestant);
   }
+  validate_each(contestants, options, [&](std::size_t i, const ContestantReport& report) {
+    record_validation(*checked[i], report);
+  });
+}
+
+void Engine::record_validation(ContestantState& state, const ContestantReport& report) {
+  ContestantResult& result = results_.contestants[state.result];
+  result.version = report.version;
+  if (report.verdict == CheckVerdict::kPass) return;
+  state.timed = false;
+  if (report.verdict == CheckVerdict::kInterrupted) return;
+  const bool skipped = report.verdict == CheckVerdict::kSkip;
+  result.status = skipped ? ContestantStatus::kSkipped : ContestantStatus::kFailed;
+  result.reason = (skipped ? "" : "validation failed: ") + report.problem_text();
+  result.last_output = report.last_output;
+  say(result.name + ": " + std::string(status_name(result.status)) + ", never timed: " + result.reason);
 }
 
 std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass) const {
