@@ -29,7 +29,7 @@
 #include "harness/report/report_text.hpp"
 #include "harness/results/results.hpp"
 #include "harness/config/scenario.hpp"
-#include "harness/check/validation_run.hpp"
+#include "harness/check/validation_pass.hpp"
 #include "version.hpp"
 
 namespace ringside::apps {
@@ -232,45 +232,27 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   if (!flags.postgres_url.empty()) {
     options.start.db_url = flags.postgres_url;
   } else if (harness::needs_database(contestants)) {
-    std::fprintf(stderr, "%s: starting a throwaway PostgreSQL for {db_url}\n", kName);
-    cluster = std::make_unique<db::TempCluster>();
-    try {
-      cluster->start();
-    } catch (const std::exception& error) {
-      std::fprintf(stderr, "%s: PostgreSQL did not start: %s\n", kName, error.what());
-      return 1;
-    }
+    cluster = harness::start_throwaway_database(options.progress);
+    if (!cluster) return 1;
     options.start.db_url = cluster->url();
   }
-
-  int passed = 0, failed = 0, skipped = 0;
-  bool stopped = false;
-  for (const auto& contestant : contestants) {
-    if (watcher.interrupted()) {
-      stopped = true;
-      break;
-    }
-    const harness::ContestantReport report = harness::validate_contestant(contestant, options);
-    std::printf("%s\n", report.line().c_str());
-    std::fflush(stdout);
-    if (!report.last_output.empty()) {
-      std::fprintf(stderr, "%s: %s: last output: %s\n", kName, report.name.c_str(),
-                   report.last_output.c_str());
-    }
-    switch (report.verdict) {
-      case harness::CheckVerdict::kPass: ++passed; break;
-      case harness::CheckVerdict::kFail: ++failed; break;
-      case harness::CheckVerdict::kSkip: ++skipped; break;
-      case harness::CheckVerdict::kInterrupted: stopped = true; break;
-    }
-    if (stopped) break;
-  }
+  std::vector<const harness::Contestant*> listed;
+  for (const auto& contestant : contestants) listed.push_back(&contestant);
+  const harness::ValidationTally tally = harness::validate_each(
+      listed, options, [](std::size_t, const harness::ContestantReport& report) {
+        std::printf("%s\n", report.line().c_str());
+        std::fflush(stdout);
+        if (!report.last_output.empty()) {
+          std::fprintf(stderr, "%s: %s: last output: %s\n", kName, report.name.c_str(),
+                       report.last_output.c_str());
+        }
+      });
   if (cluster) cluster->stop();
-  std::printf("validated %zu contestants: %d passed, %d failed, %d skipped%s\n",
-              contestants.size(), passed, failed, skipped,
-              stopped ? " (interrupted)" : "");
-  if (stopped) return 130;
-  return failed == 0 ? 0 : 1;
+  std::printf("validated %zu contestants: %u passed, %u failed, %u skipped%s\n",
+              contestants.size(), tally.passed, tally.failed, tally.skipped,
+              tally.interrupted ? " (interrupted)" : "");
+  if (tally.interrupted) return 130;
+  return tally.failed == 0 ? 0 : 1;
 }
 
 std::string utc_stamp() {

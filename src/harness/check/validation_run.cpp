@@ -17,13 +17,19 @@ bool interrupted(const ValidationRunOptions& options) {
   return options.stop != nullptr && options.stop->load();
 }
 
+}  // namespace
+
 std::string skip_reason(const Runnability& runnability) {
   std::string reason = runnability.reason;
   if (!runnability.install.empty()) reason += "; install: " + runnability.install;
   return reason;
 }
 
-}  // namespace
+std::string ContestantReport::problem_text() const {
+  std::string text;
+  for (std::size_t i = 0; i < problems.size(); ++i) text += (i > 0 ? "; " : "") + problems[i];
+  return text;
+}
 
 std::string_view describe(CheckVerdict verdict) {
   switch (verdict) {
@@ -44,11 +50,7 @@ std::string ContestantReport::line() const {
     return text + ": " + std::to_string(passed) + " of " + std::to_string(checks.size()) +
            " checks" + (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
   }
-  text += ": ";
-  for (std::size_t i = 0; i < problems.size(); ++i) {
-    if (i > 0) text += "; ";
-    text += problems[i];
-  }
+  text += ": " + problem_text();
   if (verdict == CheckVerdict::kInterrupted && !checks.empty()) {
     text += " (" + std::to_string(passed) + " of " + std::to_string(checks.size()) +
             " checks run passed)";

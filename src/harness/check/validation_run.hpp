@@ -34,6 +34,8 @@ struct ContestantReport {
   std::string last_output;            // its last lines, when it failed after starting
   bool pipelining = true;             // its manifest's `pipelining`: false leaves that check out
 
+  // The problems, joined with "; ".
+  [[nodiscard]] std::string problem_text() const;
   // One line: "PASS name (version): 9 of 9 checks", "FAIL name: problem; problem",
   // "SKIP name: needs node (not on PATH); install: scripts/setup".
   [[nodiscard]] std::string line() const;
@@ -52,6 +54,9 @@ struct ValidationRunOptions {
 
 ContestantReport validate_contestant(const Contestant& contestant,
                                      const ValidationRunOptions& options);
+
+// Why a contestant that cannot run here is skipped: "needs node (not on PATH); install: ...".
+std::string skip_reason(const Runnability& runnability);
 
 // True when one of these would need a database: runnable, with a pool (db_pool > 0).
 bool needs_database(const std::vector<Contestant>& contestants);

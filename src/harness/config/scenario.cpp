@@ -35,8 +35,6 @@ constexpr std::array<std::string_view, 13> kWorkloadFields = {
     "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
     "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline"};
 
-constexpr std::array<std::string_view, 5> kLoaders = {"ringside", "wrk", "ab", "h2load", "hey"};
-
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
 using Reader = TomlFields<ScenarioError>;
@@ -133,6 +131,33 @@ void read_connections(const Reader& reader, Workload& workload) {
   }
 }
 
+// mode and rate: closed without a rate, or open at one.
+void read_mode(const Reader& reader, Workload& workload) {
+  const std::string mode = reader.string("mode").value_or("closed");
+  const std::optional<LoadMode> parsed = mode_from_name(mode);
+  if (!parsed) {
+    reader.fail("mode", "must be \"closed\" (fixed connections, as fast as they go) or \"open\" "
+                        "(a fixed request rate, with rate = N)");
+  }
+  workload.mode = *parsed;
+  workload.rate = reader.number("rate", 0, 100'000'000, "from 0 to 100000000 requests/s").value_or(0);
+  if (workload.mode == LoadMode::kOpen && workload.rate < 0.01) {
+    reader.fail("rate", "an open workload needs rate = requests/s, at least 0.01");
+  }
+  if (workload.mode == LoadMode::kClosed && workload.rate != 0) {
+    reader.fail("rate", "only an open workload has a rate (set mode = \"open\", or drop rate)");
+  }
+}
+
+void read_loader(const Reader& reader, Workload& workload) {
+  const std::optional<LoaderKind> loader = loader_from_name(reader.string("loader").value_or("ringside"));
+  if (!loader) reader.fail("loader", "must be one of ringside, wrk, ab, h2load, hey");
+  workload.loader = *loader;
+  if (workload.loader != LoaderKind::kRingside && workload.path.find('{') != std::string::npos) {
+    reader.fail("path", "a pattern needs loader = \"ringside\" (external loaders take one URL)");
+  }
+}
+
 Workload read_workload(const toml::table& table, const std::string& source, std::size_t index) {
   const Reader reader(table, source, "workload[" + std::to_string(index) + "].");
   reader.refuse_unknown(kWorkloadFields);
@@ -162,25 +187,8 @@ Workload read_workload(const toml::table& table, const std::string& source, std:
   }
   workload.body = reader.string("body").value_or("");
   read_connections(reader, workload);
-  workload.mode = reader.string("mode").value_or("closed");
-  if (workload.mode != "closed" && workload.mode != "open") {
-    reader.fail("mode", "must be \"closed\" (fixed connections, as fast as they go) or \"open\" "
-                        "(a fixed request rate, with rate = N)");
-  }
-  workload.rate = reader.number("rate", 0, 100'000'000, "from 0 to 100000000 requests/s").value_or(0);
-  if (workload.mode == "open" && workload.rate < 0.01) {
-    reader.fail("rate", "an open workload needs rate = requests/s, at least 0.01");
-  }
-  if (workload.mode == "closed" && workload.rate != 0) {
-    reader.fail("rate", "only an open workload has a rate (set mode = \"open\", or drop rate)");
-  }
-  workload.loader = reader.string("loader").value_or("ringside");
-  if (std::find(kLoaders.begin(), kLoaders.end(), workload.loader) == kLoaders.end()) {
-    reader.fail("loader", "must be one of ringside, wrk, ab, h2load, hey");
-  }
-  if (workload.loader != "ringside" && workload.path.find('{') != std::string::npos) {
-    reader.fail("path", "a pattern needs loader = \"ringside\" (external loaders take one URL)");
-  }
+  read_mode(reader, workload);
+  read_loader(reader, workload);
   workload.loader_threads =
       static_cast<unsigned>(reader.integer("loader_threads", 1, 1024).value_or(1));
   workload.requests =
@@ -271,6 +279,72 @@ LoadHost host_of(const Reader& reader, const std::string& text) {
   return host;
 }
 
+// engine = "ssh": hosts or an inventory, and a server_address they can reach.
+void check_ssh_setup(const Reader& reader, const LoadSetup& load, bool hosts_given) {
+  if (hosts_given == !load.inventory.empty()) {
+    reader.fail(hosts_given ? "inventory" : "hosts",
+                "engine = \"ssh\" takes either hosts = [\"user@host\", ...] or inventory = \"FILE\"");
+  }
+  if (!reader.find("server_address")) {
+    reader.fail("server_address", "required with engine = \"ssh\": the address the server listens "
+                                  "on and the load hosts connect to");
+  }
+  if (load.server_address.starts_with("127.") || load.server_address == "::1") {
+    reader.fail("server_address", "is a loopback address, which the load hosts cannot reach: give "
+                                  "this machine's address on their network");
+  }
+  for (const std::string& option : load.ssh_options) {
+    if (option.empty()) reader.fail("ssh_options", "holds an empty string");
+  }
+  if (!load.remote_binary.empty() &&
+      (load.remote_binary.front() != '/' || load.remote_binary.find_first_of(" \t\n'\"`$;&|<>\\") != std::string::npos)) {
+    reader.fail("remote_binary", "must be an absolute path without blanks or shell characters");
+  }
+}
+
+// The load hosts, from `hosts` or the inventory's group, each with a tag of its own.
+void read_hosts(const Reader& reader, const std::string& source,
+                const std::optional<std::vector<std::string>>& hosts, LoadSetup& load) {
+  if (hosts) {
+    if (hosts->empty()) reader.fail("hosts", "lists no host");
+    for (const std::string& text : *hosts) load.hosts.push_back(host_of(reader, text));
+  } else {
+    std::filesystem::path path = load.inventory;
+    if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
+    std::ifstream in(path);
+    if (!in) reader.fail("inventory", "cannot read " + path.string() + " (does it exist?)");
+    std::stringstream text;
+    text << in.rdbuf();
+    try {
+      load.hosts = read_inventory(text.str(), path.string(), load.group);
+    } catch (const std::invalid_argument& error) {
+      reader.fail("inventory", error.what());
+    }
+  }
+  // Each host's tag names its results; two generators on one machine get -2, -3, ...
+  std::map<std::string, int> seen;
+  for (LoadHost& host : load.hosts) {
+    host.name = tag_of(host.name);
+    const int n = ++seen[host.name];
+    if (n > 1) host.name += "-" + std::to_string(n);
+  }
+}
+
+// What the ssh engine cannot run: another loader, a path pattern.
+void check_ssh_workloads(const Reader& reader, const Scenario& scenario) {
+  for (const Workload& workload : scenario.workloads) {
+    if (workload.loader != LoaderKind::kRingside) {
+      reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
+                                "' has loader = \"" + std::string(loader_name(workload.loader)) +
+                                "\", which runs here only");
+    }
+    if (workload.path.find('{') != std::string::npos) {
+      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
+                                "' has a path pattern, which runs with engine = \"local\" only");
+    }
+  }
+}
+
 void read_load(const Reader& top, const std::string& source, Scenario& scenario) {
   const toml::node* node = top.table().get("load");
   if (node == nullptr) return;
@@ -303,58 +377,9 @@ void read_load(const Reader& top, const std::string& source, Scenario& scenario)
     }
     return;
   }
-  if (hosts.has_value() == !load.inventory.empty()) {
-    reader.fail(hosts ? "inventory" : "hosts",
-                "engine = \"ssh\" takes either hosts = [\"user@host\", ...] or inventory = \"FILE\"");
-  }
-  if (!reader.find("server_address")) {
-    reader.fail("server_address", "required with engine = \"ssh\": the address the server listens "
-                                  "on and the load hosts connect to");
-  }
-  if (load.server_address.starts_with("127.") || load.server_address == "::1") {
-    reader.fail("server_address", "is a loopback address, which the load hosts cannot reach: give "
-                                  "this machine's address on their network");
-  }
-  for (const std::string& option : load.ssh_options) {
-    if (option.empty()) reader.fail("ssh_options", "holds an empty string");
-  }
-  if (!load.remote_binary.empty() &&
-      (load.remote_binary.front() != '/' || load.remote_binary.find_first_of(" \t\n'\"`$;&|<>\\") != std::string::npos)) {
-    reader.fail("remote_binary", "must be an absolute path without blanks or shell characters");
-  }
-  if (hosts) {
-    if (hosts->empty()) reader.fail("hosts", "lists no host");
-    for (const std::string& text : *hosts) load.hosts.push_back(host_of(reader, text));
-  } else {
-    std::filesystem::path path = load.inventory;
-    if (path.is_relative()) path = std::filesystem::path(source).parent_path() / path;
-    std::ifstream in(path);
-    if (!in) reader.fail("inventory", "cannot read " + path.string() + " (does it exist?)");
-    std::stringstream text;
-    text << in.rdbuf();
-    try {
-      load.hosts = read_inventory(text.str(), path.string(), load.group);
-    } catch (const std::invalid_argument& error) {
-      reader.fail("inventory", error.what());
-    }
-  }
-  // Each host's tag names its results; two generators on one machine get -2, -3, ...
-  std::map<std::string, int> seen;
-  for (LoadHost& host : load.hosts) {
-    host.name = tag_of(host.name);
-    const int n = ++seen[host.name];
-    if (n > 1) host.name += "-" + std::to_string(n);
-  }
-  for (const Workload& workload : scenario.workloads) {
-    if (workload.loader != "ringside") {
-      reader.fail("engine", "\"ssh\" runs ringside load on the hosts; workload '" + workload.name +
-                                "' has loader = \"" + workload.loader + "\", which runs here only");
-    }
-    if (workload.path.find('{') != std::string::npos) {
-      reader.fail("engine", "\"ssh\" gives each host one URL; workload '" + workload.name +
-                                "' has a path pattern, which runs with engine = \"local\" only");
-    }
-  }
+  check_ssh_setup(reader, load, hosts.has_value());
+  read_hosts(reader, source, hosts, load);
+  check_ssh_workloads(reader, scenario);
 }
 
 }  // namespace

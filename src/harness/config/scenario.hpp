@@ -18,6 +18,7 @@
 
 #include "harness/config/contestant.hpp"
 #include "harness/config/load_host.hpp"
+#include "harness/results/kinds.hpp"
 
 namespace ringside::harness {
 
@@ -28,9 +29,9 @@ struct Workload {
   std::vector<std::string> headers;     // "Name: value"
   std::string body;
   std::vector<unsigned> connections = {10, 100, 1000};
-  std::string mode = "closed";          // "closed" | "open"
+  LoadMode mode = LoadMode::kClosed;
   double rate = 0;                      // open: requests/s
-  std::string loader = "ringside";      // ringside | wrk | ab | h2load | hey
+  LoaderKind loader = LoaderKind::kRingside;
   unsigned loader_threads = 1;
   std::uint64_t requests = 0;           // > 0: count mode instead of duration
   bool keep_alive = true;

@@ -289,25 +289,6 @@ std::vector<std::string> hey_argv(const LoaderSpec& spec, std::string& error) {
 
 }  // namespace
 
-std::string_view loader_name(LoaderKind kind) {
-  switch (kind) {
-    case LoaderKind::kRingside: return "ringside";
-    case LoaderKind::kWrk: return "wrk";
-    case LoaderKind::kAb: return "ab";
-    case LoaderKind::kH2load: return "h2load";
-    case LoaderKind::kHey: return "hey";
-  }
-  return "?";
-}
-
-std::optional<LoaderKind> loader_from_name(std::string_view name) {
-  for (auto kind : {LoaderKind::kRingside, LoaderKind::kWrk, LoaderKind::kAb, LoaderKind::kH2load,
-                    LoaderKind::kHey}) {
-    if (loader_name(kind) == name) return kind;
-  }
-  return std::nullopt;
-}
-
 std::string_view loader_program(LoaderKind kind) {
   return kind == LoaderKind::kRingside ? std::string_view() : loader_name(kind);
 }

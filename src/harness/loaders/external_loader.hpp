@@ -17,14 +17,12 @@
 #include <string_view>
 #include <vector>
 
+#include "harness/results/kinds.hpp"
 #include "harness/results/results.hpp"
 
 namespace ringside::harness {
 
-enum class LoaderKind { kRingside, kWrk, kAb, kH2load, kHey };
-
-std::string_view loader_name(LoaderKind kind);                         // "wrk"
-std::optional<LoaderKind> loader_from_name(std::string_view name);     // nothing when unknown
+// LoaderKind, loader_name and loader_from_name: harness/results/kinds.hpp.
 // The program a loader needs on PATH ("" for ringside, which runs in-process).
 std::string_view loader_program(LoaderKind kind);
 

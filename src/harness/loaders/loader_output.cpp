@@ -199,6 +199,7 @@ RoundFigures parse_wrk_output(std::string_view text, std::string& error) {
 //   Requests per second:    5447.17 [#/sec] (mean)
 //   Total:          0    2   3.5      0      20          (min mean sd median max)
 //     50%      0 ... 100%     20 (longest request)
+// Long: a step per part of the report above, in the order the tool prints them.
 RoundFigures parse_ab_output(std::string_view text, std::string& error) {
   error.clear();
   RoundFigures figures;
@@ -335,6 +336,7 @@ RoundFigures parse_h2load_output(std::string_view text, std::string& error) {
 //     [200]	12533 responses
 //   Error distribution:
 //     [100]	Get "http://127.0.0.1:1/": dial tcp 127.0.0.1:1: connect: connection refused
+// Long: a step per part of the report above, in the order the tool prints them.
 RoundFigures parse_hey_output(std::string_view text, std::string& error) {
   error.clear();
   RoundFigures figures;

@@ -65,10 +65,10 @@ void fill_from_load(const load::LoadResult& result, RoundFigures& figures) {
 }
 
 std::string histogram_log_name(const std::string& workload, const std::string& contestant,
-                               const std::string& mode, unsigned connections, double rate,
-                               unsigned round) {
-  std::string name = workload + "-" + contestant + "-" + mode + "-c" + std::to_string(connections);
-  if (mode == "open") name += "-r" + std::to_string(std::llround(rate));
+                               LoadMode mode, unsigned connections, double rate, unsigned round) {
+  std::string name = workload + "-" + contestant + "-" + std::string(mode_name(mode)) + "-c" +
+                     std::to_string(connections);
+  if (mode == LoadMode::kOpen) name += "-r" + std::to_string(std::llround(rate));
   return "histograms/" + name + "-round" + std::to_string(round) + ".hlog";
 }
 

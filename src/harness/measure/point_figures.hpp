@@ -7,7 +7,7 @@
 //
 //   fill_from_merge(load::merge_generators(std::move(inputs)), figures, /*per_generator=*/true);
 //   fill_from_load(result, figures);                              // one local generator
-//   std::string log = histogram_log_name("hello", "nginx", "closed", 100, 0, 1);
+//   std::string log = histogram_log_name("hello", "nginx", LoadMode::kClosed, 100, 0, 1);
 //   if (write_histogram_log(out_dir, log, "comment", result)) figures.histogram_log = log;
 #pragma once
 
@@ -42,8 +42,7 @@ void fill_database_figures(const TreeUsage& before, const TreeUsage& after,
 
 // "histograms/hello-nginx-closed-c100-round1.hlog"; an open point adds its rate: "-r2483".
 std::string histogram_log_name(const std::string& workload, const std::string& contestant,
-                               const std::string& mode, unsigned connections, double rate,
-                               unsigned round);
+                               LoadMode mode, unsigned connections, double rate, unsigned round);
 
 // Writes dir/relative; false when it could not. One interval per second when the run kept its
 // seconds (LoadConfig::latency_per_second), else one for the measured phase.

@@ -47,7 +47,7 @@ bool connections_busy(const RoundFigures& round, const PointContext& context) {
 // An open point short of its rate: the server's limit when the loader's connections were all
 // waiting on it, the loader's when they were not.
 void judge_open_rate(RoundFigures& round, const PointContext& context) {
-  if (context.mode != "open" || !std::isfinite(round.target_rate) || !(round.target_rate > 0) ||
+  if (context.mode != LoadMode::kOpen || !std::isfinite(round.target_rate) || !(round.target_rate > 0) ||
       !std::isfinite(round.requests_per_s) ||
       round.requests_per_s >= round.target_rate * (1 - kOpenShortfall)) {
     return;
@@ -100,7 +100,7 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
   judge_open_rate(round, context);
   const bool connections_complete =
       !context.connections_counted || round.kernel.established_peak >= context.connections;
-  if (context.mode == "closed" && context.mean_outstanding >= 0) {
+  if (context.mode == LoadMode::kClosed && context.mean_outstanding >= 0) {
     // Little's law's L measured by the loader itself: the requests it had in flight, averaged
     // over the point. A closed loop that keeps its connections busy holds it at connections x
     // pipeline whatever the latency's tail (the mean latency of answered requests misses the
@@ -113,7 +113,7 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
                " requests in flight on average: it left connections idle between an answer and "
                "the next request, so it, not the server, set the pace");
     }
-  } else if (context.mode == "closed" && connections_complete && round.failed == 0 &&
+  } else if (context.mode == LoadMode::kClosed && connections_complete && round.failed == 0 &&
       round.completed > 0 && std::isfinite(round.latency.mean) &&
       round.latency.mean / 1e6 <= kLittleMaxLatencyShare * wall &&
       std::isfinite(round.requests_per_s) && context.connections > 0) {
@@ -204,7 +204,7 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
              " requests to errors a reset causes: connections were refused or torn down, this "
              "server's or another program's");
   }
-  if (context.mode == "closed" && context.connections_counted &&
+  if (context.mode == LoadMode::kClosed && context.connections_counted &&
       k.established_peak < context.connections) {
     flag(round, "connections-missing",
          "the server had at most " + with_commas(k.established_peak) + " of " +
@@ -322,9 +322,10 @@ std::vector<RoundFigures> rounds_for_medians(const std::vector<RoundFigures>& ro
   return !clean.empty() && 2 * clean.size() >= rounds.size() ? clean : rounds;
 }
 
-void summarize_point(PointResult& point, const StoppingRule& rule) {
-  if (point.rounds.empty()) return;
-  const std::vector<RoundFigures> rounds = rounds_for_medians(point.rounds);
+namespace {
+
+// Each figure the median over `rounds`, counts rounded; one line per figure, so long by nature.
+RoundFigures median_figures(const std::vector<RoundFigures>& rounds) {
   auto median = [&](const std::function<double(const RoundFigures&)>& get) {
     std::vector<double> values;
     for (const RoundFigures& round : rounds) values.push_back(get(round));
@@ -382,14 +383,23 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
       return found == r.errors.end() ? std::uint64_t{0} : found->second;
     });
   }
-  for (const RoundFigures& round : point.rounds) {  // every round's flags, the left-out ones too
+  return m;
+}
+
+// Every round's flags, the left-out ones too, each with its first note.
+void add_every_flag(const std::vector<RoundFigures>& all, RoundFigures& m) {
+  for (const RoundFigures& round : all) {
     for (std::size_t i = 0; i < round.flags.size(); ++i) {
       if (std::find(m.flags.begin(), m.flags.end(), round.flags[i]) != m.flags.end()) continue;
       m.flags.push_back(round.flags[i]);
       m.notes.push_back(i < round.notes.size() ? round.notes[i] : "");
     }
   }
-  // The median round's histogram stands for the point (every round's log stays in the folder).
+}
+
+// The median round's histogram stands for the point (every round's log stays in the folder);
+// and the spread of requests/s.
+void take_median_round(const std::vector<RoundFigures>& rounds, RoundFigures& m, PointResult& point) {
   double best_distance = INFINITY;
   double low = INFINITY, high = -INFINITY;
   for (const RoundFigures& round : rounds) {
@@ -403,27 +413,40 @@ void summarize_point(PointResult& point, const StoppingRule& rule) {
       m.generators = round.generators;
     }
   }
-  point.left_out.clear();
-  if (rounds.size() < point.rounds.size()) {
-    std::string which;
-    for (const RoundFigures& round : point.rounds) {
-      if (std::find(round.flags.begin(), round.flags.end(), "server-starved") == round.flags.end()) continue;
-      point.left_out.push_back(round.round);
-      which += (which.empty() ? "" : ", ") + std::to_string(round.round);
-    }
-    const auto at = static_cast<std::size_t>(
-        std::find(m.flags.begin(), m.flags.end(), "server-starved") - m.flags.begin());
-    std::string note = point.left_out.size() > 1 ? "rounds " : "round ";
-    note += which;
-    note += " of ";
-    note += std::to_string(point.rounds.size());
-    note += " left out of the medians (the others had the server's CPUs to themselves): ";
-    note += m.notes[at];
-    m.notes[at] = std::move(note);
-  }
-  point.median = m;
   point.requests_per_s_min = std::isfinite(low) ? low : kUnmeasured;
   point.requests_per_s_max = std::isfinite(high) ? high : kUnmeasured;
+}
+
+// The server-starved rounds left out of the medians, named in that flag's note.
+void note_left_out(PointResult& point, RoundFigures& m) {
+  std::string which;
+  for (const RoundFigures& round : point.rounds) {
+    if (std::find(round.flags.begin(), round.flags.end(), "server-starved") == round.flags.end()) continue;
+    point.left_out.push_back(round.round);
+    which += (which.empty() ? "" : ", ") + std::to_string(round.round);
+  }
+  const auto at = static_cast<std::size_t>(
+      std::find(m.flags.begin(), m.flags.end(), "server-starved") - m.flags.begin());
+  std::string note = point.left_out.size() > 1 ? "rounds " : "round ";
+  note += which;
+  note += " of ";
+  note += std::to_string(point.rounds.size());
+  note += " left out of the medians (the others had the server's CPUs to themselves): ";
+  note += m.notes[at];
+  m.notes[at] = std::move(note);
+}
+
+}  // namespace
+
+void summarize_point(PointResult& point, const StoppingRule& rule) {
+  if (point.rounds.empty()) return;
+  const std::vector<RoundFigures> rounds = rounds_for_medians(point.rounds);
+  RoundFigures m = median_figures(rounds);
+  add_every_flag(point.rounds, m);
+  take_median_round(rounds, m, point);
+  point.left_out.clear();
+  if (rounds.size() < point.rounds.size()) note_left_out(point, m);
+  point.median = m;
   std::vector<double> rates, cpu;
   for (const RoundFigures& round : rounds) {
     rates.push_back(round.requests_per_s);

@@ -6,7 +6,7 @@
 // medians' intervals, "noisy" when the median requests/s is not known to within the stopping
 // rule's target: median_interval.hpp). docs/compare.md states the rules.
 //
-//   judge_round(round, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1});
+//   judge_round(round, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 1});
 //   summarize_point(point);   // point.median, requests_per_s_min/max, noisy
 #pragma once
 
@@ -30,7 +30,7 @@ inline constexpr double kLittleMaxLatencyShare = 0.02;
 inline constexpr double kStarvedShare = 0.05;
 
 struct PointContext {
-  std::string mode = "closed";
+  LoadMode mode = LoadMode::kClosed;
   unsigned connections = 0;
   unsigned pipeline = 1;
   double loader_cores = 1;      // cores the loader's threads could use: min(threads, load CPUs)

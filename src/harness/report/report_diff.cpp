@@ -39,8 +39,8 @@ const Figure& figure_named(const std::string& name) {
 
 std::string point_label(const PointResult& p) {
   std::string label =
-      p.mode == "open" ? "open " + format_rate(p.rate) + "/s" : "c=" + format_count(p.connections);
-  if (p.loader != "ringside") label += " via " + p.loader;
+      p.mode == LoadMode::kOpen ? "open " + format_rate(p.rate) + "/s" : "c=" + format_count(p.connections);
+  if (p.loader != LoaderKind::kRingside) label += " via " + std::string(loader_name(p.loader));
   return label;
 }
 
@@ -89,7 +89,7 @@ PointDiff compare_point(const PointResult& a, const PointResult& b) {
     return diff;
   }
   for (const Figure& f : kFigures) diff.figures.push_back(compare_figure(f, a, b));
-  if (a.mode == "open" && std::isfinite(a.rate) && std::isfinite(b.rate) && a.rate > 0 &&
+  if (a.mode == LoadMode::kOpen && std::isfinite(a.rate) && std::isfinite(b.rate) && a.rate > 0 &&
       std::fabs(b.rate - a.rate) / a.rate > kRateTolerance) {
     diff.note = "offered rate " + format_rate(a.rate) + " -> " + format_rate(b.rate) + " req/s";
   }

@@ -43,13 +43,13 @@ constexpr FlagMeaning kFlagMeanings[] = {
 
 // The same point's label in the verdict: "nginx via wrk" when the workload compares loaders.
 std::string place_in(const Ranking& ranking, const PointResult& p) {
-  const std::string via = place_of(ranking, p.contestant + " via " + p.loader);
+  const std::string via = place_of(ranking, p.contestant + " via " + std::string(loader_name(p.loader)));
   return via.empty() ? place_of(ranking, p.contestant) : via;
 }
 
 bool same_group(const PointResult& p, const PointGroupKey& key) {
   if (p.workload != key.workload || p.mode != key.mode || p.loader != key.loader) return false;
-  if (p.mode == "open")
+  if (p.mode == LoadMode::kOpen)
     return p.rate == key.rate || (!std::isfinite(p.rate) && !std::isfinite(key.rate));
   return p.connections == key.connections;
 }
@@ -61,15 +61,17 @@ std::vector<PointGroupKey> groups_of(const RunResults& results, const std::strin
     const bool known = std::any_of(keys.begin(), keys.end(),
                                    [&](const PointGroupKey& k) { return same_group(p, k); });
     if (!known)
-      keys.push_back({p.workload, p.mode, p.connections, p.mode == "open" ? p.rate : 0, p.loader});
+      keys.push_back({p.workload, p.mode, p.connections, p.mode == LoadMode::kOpen ? p.rate : 0, p.loader});
   }
   // Closed levels ascending, then the equal-load points: the order a reader follows.
   std::stable_sort(keys.begin(), keys.end(), [](const PointGroupKey& a, const PointGroupKey& b) {
-    const bool a_open = a.mode == "open", b_open = b.mode == "open";
+    const bool a_open = a.mode == LoadMode::kOpen, b_open = b.mode == LoadMode::kOpen;
     if (a_open != b_open) return !a_open;
     const double a_level = a_open ? a.rate : a.connections,
                  b_level = b_open ? b.rate : b.connections;
-    return std::tie(a_level, a.loader) < std::tie(b_level, b.loader);
+    // By the loader's name, as the report has always listed them.
+    return std::make_tuple(a_level, loader_name(a.loader)) <
+           std::make_tuple(b_level, loader_name(b.loader));
   });
   return keys;
 }
@@ -201,13 +203,13 @@ class ModelBuilder {
   }
 
   ReportTable group_table(const PointGroupKey& key) {
-    const bool open = key.mode == "open";
+    const bool open = key.mode == LoadMode::kOpen;
     const std::vector<const PointResult*> points = group_points(key);
     ReportTable table;
     table.id = "summary-" + key.workload + "-" +
                (open ? "open" + std::to_string(static_cast<long long>(std::llround(key.rate)))
                      : "c" + std::to_string(key.connections)) +
-               (key.loader == "ringside" ? "" : "-" + key.loader);
+               (key.loader == LoaderKind::kRingside ? "" : "-" + std::string(loader_name(key.loader)));
     table.heading =
         open ? "Equal load: " + describe_point(*points.front()) : describe_point(*points.front());
     table.columns = {"contestant", "req/s",   "interval", "p50",      "p99",  "max",
@@ -413,11 +415,10 @@ class ModelBuilder {
       table.rows.push_back(
           {c.name, c.description, c.runtime,
            c.version.empty() ? std::string(kUnmeasuredText) : c.version,
-           c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), c.status,
+           c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), std::string(status_name(c.status)),
            format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
-      if (c.status == "ran") continue;
-      std::string detail =
-          c.name + " " + c.status + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
+      if (c.status == ContestantStatus::kRan) continue;
+      std::string detail = c.name + " " + std::string(status_name(c.status)) + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
       if (!c.last_output.empty()) detail += ". Last output: " + c.last_output;
       model_.contestant_details.push_back(detail);
     }
@@ -453,7 +454,8 @@ class ModelBuilder {
     table.columns = {"workload", "request", "mode", "loader"};
     table.numeric = {false, false, false, false};
     for (const WorkloadInfo& w : results_.workloads) {
-      table.rows.push_back({w.name, w.method + " " + w.path, w.mode, w.loader});
+      table.rows.push_back({w.name, w.method + " " + w.path, std::string(mode_name(w.mode)),
+                            std::string(loader_name(w.loader))});
     }
     model_.command =
         "ringside compare" +
@@ -491,14 +493,14 @@ std::string shield_summary(const ShieldFacts& shield, const std::string& server_
 
 std::string describe_point(const PointResult& point) {
   std::string text;
-  if (point.mode == "open") {
+  if (point.mode == LoadMode::kOpen) {
     text = format_rate(point.rate) + " req/s offered (open model, " +
            format_count(point.connections) + " connections)";
   } else {
     text =
         format_count(point.connections) + (point.connections == 1 ? " connection" : " connections");
   }
-  if (point.loader != "ringside") text += " via " + point.loader;
+  if (point.loader != LoaderKind::kRingside) text += " via " + std::string(loader_name(point.loader));
   return text;
 }
 

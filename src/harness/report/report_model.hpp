@@ -60,10 +60,10 @@ struct ReportModel {
 // A point group: the points of one workload measured alike, so their figures compare.
 struct PointGroupKey {
   std::string workload;
-  std::string mode;  // "closed" | "open"
+  LoadMode mode = LoadMode::kClosed;
   unsigned connections = 0;
   double rate = 0;  // open only
-  std::string loader;
+  LoaderKind loader = LoaderKind::kRingside;
 };
 
 ReportModel build_report_model(const RunResults& results);

@@ -30,7 +30,7 @@ const PointResult* baseline_point(const RunResults& results, const PointResult& 
   for (const PointResult& other : results.points) {
     if (other.contestant == results.baseline && other.workload == point.workload &&
         other.mode == point.mode && other.connections == point.connections &&
-        (point.mode == "closed" || other.rate == point.rate)) {
+        (point.mode == LoadMode::kClosed || other.rate == point.rate)) {
       return &other;
     }
   }
@@ -41,7 +41,7 @@ const PointResult* baseline_point(const RunResults& results, const PointResult& 
 std::string ratio_text(const RunResults& results, const PointResult& point) {
   const PointResult* base = baseline_point(results, point);
   if (base == nullptr || !base->failure.empty() || !point.failure.empty()) return "-";
-  const bool closed = point.mode == "closed";
+  const bool closed = point.mode == LoadMode::kClosed;
   // At one offered rate, a contestant that could not carry it has no p99 at that rate.
   if (!closed && point.could_not_carry) return "could not carry " + format_rate(point.rate) + "/s";
   if (point.contestant == results.baseline) return "baseline";
@@ -156,12 +156,12 @@ std::string render_table(const std::vector<Row>& rows) {
 
 // A closed point's place at its level ("1", "2="); "" for open points and those not ranked.
 std::string place_at(const Verdict& verdict, const PointResult& point) {
-  if (point.mode != "closed") return "";
+  if (point.mode != LoadMode::kClosed) return "";
   for (const WorkloadVerdict& w : verdict.workloads) {
     if (w.workload != point.workload) continue;
     for (const LevelVerdict& level : w.by_level) {
       if (level.connections != point.connections) continue;
-      const std::string via = place_of(level.throughput, point.contestant + " via " + point.loader);
+      const std::string via = place_of(level.throughput, point.contestant + " via " + std::string(loader_name(point.loader)));
       return via.empty() ? place_of(level.throughput, point.contestant) : via;
     }
   }
@@ -235,7 +235,7 @@ std::string render_text_report(const RunResults& results) {
     for (const PointResult& point : results.points) {
       if (point.workload != workload.name) continue;
       const ContestantResult* contestant = contestant_named(results, point.contestant);
-      const std::string mode = point.mode == "open" ? "open " + short_rate(point.rate) + "/s" : "closed";
+      const std::string mode = point.mode == LoadMode::kOpen ? "open " + short_rate(point.rate) + "/s" : "closed";
       if (point.rounds.empty()) {
         rows.push_back({point.contestant, "", mode, std::to_string(point.connections), "failed", "", "",
                         "", "", "", "", "", "", "", point.failure});
@@ -265,7 +265,7 @@ std::string render_text_report(const RunResults& results) {
                                 : "-"});
       }
       const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
-                                (point.mode == "open" ? " open" : "");
+                                (point.mode == LoadMode::kOpen ? " open" : "");
       for (const std::string& note : m.notes) notes.emplace_back(where, note);
       if (point.noisy) {
         noisy.push_back(where);
@@ -290,8 +290,8 @@ std::string render_text_report(const RunResults& results) {
   }
   std::string absent;
   for (const ContestantResult& contestant : results.contestants) {
-    if (contestant.status == "ran") continue;
-    absent += "  " + contestant.name + ": " + contestant.status + ": " + contestant.reason + "\n";
+    if (contestant.status == ContestantStatus::kRan) continue;
+    absent += "  " + contestant.name + ": " + std::string(status_name(contestant.status)) + ": " + contestant.reason + "\n";
   }
   if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;
   text += shield_summary(results.shield, results.machine.server_cpus) + "\n";

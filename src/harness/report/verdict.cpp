@@ -58,7 +58,7 @@ std::vector<const PointResult*> closed_points(const RunResults& results,
                                               const std::string& workload) {
   std::vector<const PointResult*> points;
   for (const PointResult& p : results.points) {
-    if (p.workload == workload && p.mode == "closed") points.push_back(&p);
+    if (p.workload == workload && p.mode == LoadMode::kClosed) points.push_back(&p);
   }
   return points;
 }
@@ -71,7 +71,8 @@ std::vector<Candidate> candidates_of(const RunResults& results,
   });
   std::vector<Candidate> candidates;
   for (const PointResult* p : points) {
-    const std::string label = several_loaders ? p->contestant + " via " + p->loader : p->contestant;
+    const std::string label = several_loaders ? p->contestant + " via " + std::string(loader_name(p->loader))
+                                            : p->contestant;
     auto found = std::find_if(candidates.begin(), candidates.end(),
                               [&](const Candidate& c) { return c.label == label; });
     if (found == candidates.end()) {

@@ -2,6 +2,7 @@
 
 #include <cmath>
 #include <fstream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -26,6 +27,16 @@ T value_of(const json& object, const char* key, T fallback) {
   } catch (const json::exception&) {
     throw ResultsError(std::string("field '") + key + "' has the wrong type");
   }
+}
+
+// A value of one of kinds.hpp's sets, written by its name; the fallback when absent.
+template <typename Enum>
+Enum kind_of(const json& object, const char* key, std::optional<Enum> (*parse)(std::string_view),
+             Enum fallback) {
+  if (!object.contains(key) || object.at(key).is_null()) return fallback;
+  const std::string name = value_of<std::string>(object, key, "");
+  if (const std::optional<Enum> kind = parse(name)) return *kind;
+  throw ResultsError(std::string("field '") + key + "' has an unknown value '" + name + "'");
 }
 
 json latency_json(const LatencyFigures& l) {
@@ -203,10 +214,10 @@ json point_json(const PointResult& p) {
   for (const RoundFigures& r : p.rounds) rounds.push_back(round_json(r));
   return {{"workload", p.workload},
           {"contestant", p.contestant},
-          {"mode", p.mode},
+          {"mode", std::string(mode_name(p.mode))},
           {"connections", p.connections},
           {"rate", number(p.rate)},
-          {"loader", p.loader},
+          {"loader", std::string(loader_name(p.loader))},
           {"rounds", rounds},
           {"median", round_json(p.median)},
           {"left_out", p.left_out},
@@ -227,10 +238,10 @@ PointResult point_of(const json& j) {
   if (p.workload.empty() || p.contestant.empty()) {
     throw ResultsError("a point lacks its 'workload' or 'contestant'");
   }
-  p.mode = value_of<std::string>(j, "mode", "closed");
+  p.mode = kind_of(j, "mode", mode_from_name, LoadMode::kClosed);
   p.connections = value_of<unsigned>(j, "connections", 0);
   p.rate = number_of(j, "rate");
-  p.loader = value_of<std::string>(j, "loader", "ringside");
+  p.loader = kind_of(j, "loader", loader_from_name, LoaderKind::kRingside);
   if (j.contains("rounds")) {
     for (const json& r : j.at("rounds")) p.rounds.push_back(round_of(r));
   }
@@ -247,37 +258,77 @@ PointResult point_of(const json& j) {
   return p;
 }
 
-}  // namespace
+json machine_json(const MachineFacts& m) {
+  return {{"cpu_model", m.cpu_model},   {"cores", m.cores},
+          {"kernel", m.kernel},         {"memory_kib", m.memory_kib},
+          {"governor", m.governor},     {"server_cpus", m.server_cpus},
+          {"load_cpus", m.load_cpus},   {"warnings", m.warnings}};
+}
 
-std::string to_json_text(const RunResults& results) {
-  json machine = {{"cpu_model", results.machine.cpu_model},
-                  {"cores", results.machine.cores},
-                  {"kernel", results.machine.kernel},
-                  {"memory_kib", results.machine.memory_kib},
-                  {"governor", results.machine.governor},
-                  {"server_cpus", results.machine.server_cpus},
-                  {"load_cpus", results.machine.load_cpus},
-                  {"warnings", results.machine.warnings}};
-  json workloads = json::array();
-  for (const WorkloadInfo& w : results.workloads) {
-    workloads.push_back({{"name", w.name}, {"method", w.method}, {"path", w.path},
-                         {"mode", w.mode}, {"loader", w.loader}});
+MachineFacts machine_of(const json& m) {
+  MachineFacts machine;
+  machine.cpu_model = value_of<std::string>(m, "cpu_model", "");
+  machine.cores = value_of<unsigned>(m, "cores", 0);
+  machine.kernel = value_of<std::string>(m, "kernel", "");
+  machine.memory_kib = value_of<std::uint64_t>(m, "memory_kib", 0);
+  machine.governor = value_of<std::string>(m, "governor", "");
+  machine.server_cpus = value_of<std::string>(m, "server_cpus", "");
+  machine.load_cpus = value_of<std::string>(m, "load_cpus", "");
+  machine.warnings = value_of<std::vector<std::string>>(m, "warnings", {});
+  return machine;
+}
+
+json workloads_json(const std::vector<WorkloadInfo>& workloads) {
+  json list = json::array();
+  for (const WorkloadInfo& w : workloads) {
+    list.push_back({{"name", w.name}, {"method", w.method}, {"path", w.path},
+                    {"mode", std::string(mode_name(w.mode))},
+                    {"loader", std::string(loader_name(w.loader))}});
   }
-  json contestants = json::array();
-  for (const ContestantResult& c : results.contestants) {
-    contestants.push_back({{"name", c.name},
-                           {"description", c.description},
-                           {"runtime", c.runtime},
-                           {"version", c.version},
-                           {"threads", c.threads},
-                           {"status", c.status},
-                           {"reason", c.reason},
-                           {"last_output", c.last_output},
-                           {"rss_idle_kib", number(c.rss_idle_kib)},
-                           {"rss_after_kib", number(c.rss_after_kib)}});
+  return list;
+}
+
+std::vector<WorkloadInfo> workloads_of(const json& list) {
+  std::vector<WorkloadInfo> workloads;
+  for (const json& w : list) {
+    workloads.push_back({value_of<std::string>(w, "name", ""),
+                         value_of<std::string>(w, "method", "GET"),
+                         value_of<std::string>(w, "path", ""),
+                         kind_of(w, "mode", mode_from_name, LoadMode::kClosed),
+                         kind_of(w, "loader", loader_from_name, LoaderKind::kRingside)});
   }
-  json points = json::array();
-  for (const PointResult& p : results.points) points.push_back(point_json(p));
+  return workloads;
+}
+
+json contestant_json(const ContestantResult& c) {
+  return {{"name", c.name},
+          {"description", c.description},
+          {"runtime", c.runtime},
+          {"version", c.version},
+          {"threads", c.threads},
+          {"status", std::string(status_name(c.status))},
+          {"reason", c.reason},
+          {"last_output", c.last_output},
+          {"rss_idle_kib", number(c.rss_idle_kib)},
+          {"rss_after_kib", number(c.rss_after_kib)}};
+}
+
+ContestantResult contestant_of(const json& c) {
+  ContestantResult contestant;
+  contestant.name = value_of<std::string>(c, "name", "");
+  contestant.description = value_of<std::string>(c, "description", "");
+  contestant.runtime = value_of<std::string>(c, "runtime", "");
+  contestant.version = value_of<std::string>(c, "version", "");
+  contestant.threads = value_of<unsigned>(c, "threads", 0);
+  contestant.status = kind_of(c, "status", status_from_name, ContestantStatus::kRan);
+  contestant.reason = value_of<std::string>(c, "reason", "");
+  contestant.last_output = value_of<std::string>(c, "last_output", "");
+  contestant.rss_idle_kib = number_of(c, "rss_idle_kib");
+  contestant.rss_after_kib = number_of(c, "rss_after_kib");
+  return contestant;
+}
+
+json load_json(const RunResults& results) {
   json hosts = json::array();
   for (const LoadHostFacts& h : results.load_hosts) {
     hosts.push_back({{"name", h.name},
@@ -286,24 +337,77 @@ std::string to_json_text(const RunResults& results) {
                      {"clock_offset_s", number(h.clock_offset_s)},
                      {"round_trip_s", number(h.round_trip_s)}});
   }
-  const RoundsPolicy& policy = results.rounds_policy;
-  const json rounds_policy = {{"automatic", policy.automatic},
-                              {"min", policy.min},
-                              {"max", policy.max},
-                              {"target", number(policy.target)},
-                              {"confidence", number(policy.confidence)},
-                              {"time_budget_s", number(policy.time_budget_s)},
-                              {"method", policy.method}};
-  const ShieldFacts& s = results.shield;
-  const json shield = {{"requested", s.requested},
-                       {"active", s.active},
-                       {"moved", s.moved},
-                       {"unmovable", s.unmovable},
-                       {"unmovable_names", s.unmovable_names},
-                       {"problem", s.problem}};
-  const json load = {{"engine", results.load_engine},
-                     {"server_address", results.server_address},
-                     {"hosts", hosts}};
+  return {{"engine", results.load_engine}, {"server_address", results.server_address}, {"hosts", hosts}};
+}
+
+void read_load(const json& l, RunResults& results) {
+  results.load_engine = value_of<std::string>(l, "engine", "local");
+  results.server_address = value_of<std::string>(l, "server_address", "");
+  if (!l.contains("hosts") || !l.at("hosts").is_array()) return;
+  for (const json& h : l.at("hosts")) {
+    LoadHostFacts host;
+    host.name = value_of<std::string>(h, "name", "");
+    host.destination = value_of<std::string>(h, "destination", "");
+    host.binary = value_of<std::string>(h, "binary", "");
+    host.clock_offset_s = number_of(h, "clock_offset_s");
+    host.round_trip_s = number_of(h, "round_trip_s");
+    results.load_hosts.push_back(std::move(host));
+  }
+}
+
+json rounds_policy_json(const RoundsPolicy& policy) {
+  return {{"automatic", policy.automatic},
+          {"min", policy.min},
+          {"max", policy.max},
+          {"target", number(policy.target)},
+          {"confidence", number(policy.confidence)},
+          {"time_budget_s", number(policy.time_budget_s)},
+          {"method", policy.method}};
+}
+
+RoundsPolicy rounds_policy_of(const json& r) {
+  RoundsPolicy policy;
+  policy.automatic = value_of<bool>(r, "automatic", false);
+  policy.min = value_of<unsigned>(r, "min", 0);
+  policy.max = value_of<unsigned>(r, "max", 0);
+  policy.target = number_of(r, "target");
+  policy.confidence = number_of(r, "confidence");
+  policy.time_budget_s = number_of(r, "time_budget_s");
+  policy.method = value_of<std::string>(r, "method", "");
+  return policy;
+}
+
+json shield_json(const ShieldFacts& s) {
+  return {{"requested", s.requested},
+          {"active", s.active},
+          {"moved", s.moved},
+          {"unmovable", s.unmovable},
+          {"unmovable_names", s.unmovable_names},
+          {"problem", s.problem}};
+}
+
+ShieldFacts shield_of(const json& s) {
+  ShieldFacts shield;
+  shield.requested = value_of<bool>(s, "requested", false);
+  shield.active = value_of<bool>(s, "active", false);
+  shield.moved = value_of<unsigned>(s, "moved", 0);
+  shield.unmovable = value_of<unsigned>(s, "unmovable", 0);
+  shield.unmovable_names = value_of<std::vector<std::string>>(s, "unmovable_names", {});
+  shield.problem = value_of<std::string>(s, "problem", "");
+  return shield;
+}
+
+bool has_object(const json& document, const char* key) {
+  return document.contains(key) && document.at(key).is_object();
+}
+
+}  // namespace
+
+std::string to_json_text(const RunResults& results) {
+  json contestants = json::array();
+  for (const ContestantResult& c : results.contestants) contestants.push_back(contestant_json(c));
+  json points = json::array();
+  for (const PointResult& p : results.points) points.push_back(point_json(p));
   const json document = {{"schema", results.schema},
                          {"ringside_version", results.ringside_version},
                          {"scenario", {{"name", results.scenario_name}, {"file", results.scenario_file}}},
@@ -311,12 +415,12 @@ std::string to_json_text(const RunResults& results) {
                          {"finished_at", results.finished_at},
                          {"partial", results.partial},
                          {"rounds", results.rounds},
-                         {"rounds_policy", rounds_policy},
+                         {"rounds_policy", rounds_policy_json(results.rounds_policy)},
                          {"baseline", results.baseline},
-                         {"machine", machine},
-                         {"shield", shield},
-                         {"load", load},
-                         {"workloads", workloads},
+                         {"machine", machine_json(results.machine)},
+                         {"shield", shield_json(results.shield)},
+                         {"load", load_json(results)},
+                         {"workloads", workloads_json(results.workloads)},
                          {"contestants", contestants},
                          {"points", points}};
   return document.dump(2) + "\n";
@@ -340,77 +444,13 @@ RunResults from_json_text(const std::string& text) {
   results.partial = value_of<bool>(document, "partial", false);
   results.rounds = value_of<unsigned>(document, "rounds", 0);
   results.baseline = value_of<std::string>(document, "baseline", "");
-  if (document.contains("rounds_policy") && document.at("rounds_policy").is_object()) {
-    const json& r = document.at("rounds_policy");
-    RoundsPolicy& policy = results.rounds_policy;
-    policy.automatic = value_of<bool>(r, "automatic", false);
-    policy.min = value_of<unsigned>(r, "min", 0);
-    policy.max = value_of<unsigned>(r, "max", 0);
-    policy.target = number_of(r, "target");
-    policy.confidence = number_of(r, "confidence");
-    policy.time_budget_s = number_of(r, "time_budget_s");
-    policy.method = value_of<std::string>(r, "method", "");
-  }
-  if (document.contains("shield") && document.at("shield").is_object()) {
-    const json& s = document.at("shield");
-    results.shield.requested = value_of<bool>(s, "requested", false);
-    results.shield.active = value_of<bool>(s, "active", false);
-    results.shield.moved = value_of<unsigned>(s, "moved", 0);
-    results.shield.unmovable = value_of<unsigned>(s, "unmovable", 0);
-    results.shield.unmovable_names = value_of<std::vector<std::string>>(s, "unmovable_names", {});
-    results.shield.problem = value_of<std::string>(s, "problem", "");
-  }
-  if (document.contains("machine")) {
-    const json& m = document.at("machine");
-    results.machine.cpu_model = value_of<std::string>(m, "cpu_model", "");
-    results.machine.cores = value_of<unsigned>(m, "cores", 0);
-    results.machine.kernel = value_of<std::string>(m, "kernel", "");
-    results.machine.memory_kib = value_of<std::uint64_t>(m, "memory_kib", 0);
-    results.machine.governor = value_of<std::string>(m, "governor", "");
-    results.machine.server_cpus = value_of<std::string>(m, "server_cpus", "");
-    results.machine.load_cpus = value_of<std::string>(m, "load_cpus", "");
-    results.machine.warnings = value_of<std::vector<std::string>>(m, "warnings", {});
-  }
-  if (document.contains("load") && document.at("load").is_object()) {  // absent before load hosts
-    const json& l = document.at("load");
-    results.load_engine = value_of<std::string>(l, "engine", "local");
-    results.server_address = value_of<std::string>(l, "server_address", "");
-    if (l.contains("hosts") && l.at("hosts").is_array()) {
-      for (const json& h : l.at("hosts")) {
-        LoadHostFacts host;
-        host.name = value_of<std::string>(h, "name", "");
-        host.destination = value_of<std::string>(h, "destination", "");
-        host.binary = value_of<std::string>(h, "binary", "");
-        host.clock_offset_s = number_of(h, "clock_offset_s");
-        host.round_trip_s = number_of(h, "round_trip_s");
-        results.load_hosts.push_back(std::move(host));
-      }
-    }
-  }
-  if (document.contains("workloads")) {
-    for (const json& w : document.at("workloads")) {
-      results.workloads.push_back({value_of<std::string>(w, "name", ""),
-                                   value_of<std::string>(w, "method", "GET"),
-                                   value_of<std::string>(w, "path", ""),
-                                   value_of<std::string>(w, "mode", "closed"),
-                                   value_of<std::string>(w, "loader", "ringside")});
-    }
-  }
+  if (has_object(document, "rounds_policy")) results.rounds_policy = rounds_policy_of(document.at("rounds_policy"));
+  if (has_object(document, "shield")) results.shield = shield_of(document.at("shield"));
+  if (document.contains("machine")) results.machine = machine_of(document.at("machine"));
+  if (has_object(document, "load")) read_load(document.at("load"), results);  // absent before load hosts
+  if (document.contains("workloads")) results.workloads = workloads_of(document.at("workloads"));
   if (document.contains("contestants")) {
-    for (const json& c : document.at("contestants")) {
-      ContestantResult contestant;
-      contestant.name = value_of<std::string>(c, "name", "");
-      contestant.description = value_of<std::string>(c, "description", "");
-      contestant.runtime = value_of<std::string>(c, "runtime", "");
-      contestant.version = value_of<std::string>(c, "version", "");
-      contestant.threads = value_of<unsigned>(c, "threads", 0);
-      contestant.status = value_of<std::string>(c, "status", "ran");
-      contestant.reason = value_of<std::string>(c, "reason", "");
-      contestant.last_output = value_of<std::string>(c, "last_output", "");
-      contestant.rss_idle_kib = number_of(c, "rss_idle_kib");
-      contestant.rss_after_kib = number_of(c, "rss_after_kib");
-      results.contestants.push_back(std::move(contestant));
-    }
+    for (const json& c : document.at("contestants")) results.contestants.push_back(contestant_of(c));
   }
   if (document.contains("points")) {
     for (const json& p : document.at("points")) results.points.push_back(point_of(p));

@@ -18,6 +18,8 @@
 #include <string>
 #include <vector>
 
+#include "harness/results/kinds.hpp"
+
 namespace ringside::harness {
 
 inline constexpr const char* kResultsSchema = "ringside-compare/1";
@@ -125,10 +127,10 @@ struct Interval {
 struct PointResult {
   std::string workload;
   std::string contestant;
-  std::string mode = "closed";  // "closed" | "open"
+  LoadMode mode = LoadMode::kClosed;
   unsigned connections = 0;
   double rate = kUnmeasured;    // open model
-  std::string loader = "ringside";
+  LoaderKind loader = LoaderKind::kRingside;
   std::vector<RoundFigures> rounds;
   RoundFigures median;          // each figure the median over rounds (flags: union)
   // Rounds left out of the median and intervals: server-starved while the point had at least as
@@ -155,7 +157,7 @@ struct ContestantResult {
   std::string runtime;
   std::string version;
   unsigned threads = 0;
-  std::string status = "ran";   // "ran" | "failed" | "skipped"
+  ContestantStatus status = ContestantStatus::kRan;
   std::string reason;           // failed or skipped: why
   std::string last_output;      // failed: its last lines
   double rss_idle_kib = kUnmeasured;   // after start-up, before any load (median over rounds)
@@ -208,8 +210,8 @@ struct WorkloadInfo {
   std::string name;
   std::string method = "GET";
   std::string path;
-  std::string mode = "closed";
-  std::string loader = "ringside";
+  LoadMode mode = LoadMode::kClosed;
+  LoaderKind loader = LoaderKind::kRingside;
 };
 
 struct RunResults {

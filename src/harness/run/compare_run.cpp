@@ -34,8 +34,10 @@
 #include "harness/process/proc_table.hpp"
 #include "harness/measure/sampler.hpp"
 #include "harness/measure/server_cpu_watch.hpp"
-#include "harness/check/validation_run.hpp"
-#include "load/load_run.hpp"
+#include "harness/check/validation_pass.hpp"
+#include "harness/run/point_loader.hpp"
+#include "harness/run/point_plan.hpp"
+#include "harness/run/point_watch.hpp"
 #include "load/merge.hpp"
 
 namespace ringside::harness {
@@ -44,10 +46,8 @@ namespace {
 namespace fs = std::filesystem;
 using Clock = std::chrono::steady_clock;
 
-constexpr double kRequestTimeoutS = 10;
 constexpr double kStartOverheadS = 2;  // start, ready, idle sample and stop, for the estimate
-constexpr double kPollS = 0.02;
-constexpr double kProbeTimeoutS = 5;   // a contestant that answered nothing in a point, asked again        // how often the run is looked at while the loader works
+constexpr double kProbeTimeoutS = 5;   // a contestant that answered nothing in a point, asked again
 
 std::string utc_now() {
   const std::time_t now = std::time(nullptr);
@@ -82,29 +82,6 @@ cpu_set_t cpu_set_of(const std::vector<int>& cpus) {
   return set;
 }
 
-double process_cpu_s() {
-  rusage usage{};
-  getrusage(RUSAGE_SELF, &usage);
-  return static_cast<double>(usage.ru_utime.tv_sec + usage.ru_stime.tv_sec) +
-         static_cast<double>(usage.ru_utime.tv_usec + usage.ru_stime.tv_usec) / 1e6;
-}
-
-std::string join(const std::vector<std::string>& parts, const std::string& separator) {
-  std::string text;
-  for (const std::string& part : parts) text += (text.empty() ? "" : separator) + part;
-  return text;
-}
-
-// What one point asks for: a workload at a connection level, closed or open at a rate, for a
-// measured phase of duration_s (the scenario's, or an equal-load point's own).
-struct PointPlan {
-  const Workload* workload = nullptr;
-  std::string mode = "closed";
-  unsigned connections = 0;
-  double rate = 0;
-  double duration_s = 0;
-};
-
 // The passes of a run: every point min_rounds times (or the fixed rounds), then the equal-load
 // points once the medians are known, then (rounds = "auto") more rounds of the points whose
 // median is not yet known to within the target.
@@ -118,10 +95,6 @@ constexpr double kEqualLoadMaxS = 3;
 constexpr const char* kIntervalMethod =
     "distribution-free order-statistic interval for the median (binomial coverage; no assumption "
     "about the rounds' spread, which on a shared machine is one-sided and heavy-tailed)";
-
-double wall_now_s() {
-  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
-}
 
 struct ContestantState {
   const Contestant* contestant = nullptr;
@@ -157,35 +130,45 @@ class Engine {
     const auto route = route_of_path(workload.path);
     return !route || !is_database_route(*route);
   }
+  // Every contestant still to be timed, validated once (check/validation_pass.hpp); one that
+  // does not pass is never timed.
   void validate_all();
+  void record_validation(ContestantState& state, const ContestantReport& report);
   void run_round(unsigned round, Pass pass);
+  // A contestant's part of a round: started, its points, settled, stopped.
   void run_contestant(ContestantState& state, unsigned round, Pass pass);
+  std::unique_ptr<RunningContestant> start_contestant(ContestantState& state, unsigned round);
+  std::string point_title(const ContestantState& state, const PointPlan& plan, unsigned round,
+                          Pass pass) const;
+  bool run_point(RunningContestant& server, ContestantState& state, const PointPlan& plan,
+                 unsigned round, Pass pass);  // false: no more points for it this round
+  void settle_and_sample(RunningContestant& server, ContestantState& state);
+  void stop_contestant(RunningContestant& server, ContestantState& state);
   std::vector<PointPlan> plan_for(const Contestant& contestant, Pass pass) const;
   // The rounds past the first ones (rounds = "auto"), while points are unsettled and the time
   // budget lasts.
   void run_extra_rounds();
   double plan_seconds_for(Pass pass) const;  // every timed contestant's plans, in seconds
   StoppingRule stopping_rule() const { return {scenario_.target, scenario_.confidence}; }
+  // One point of one round, in named steps: the loader chosen, the load run against the
+  // server's watch, the figures gathered and judged. False when the contestant failed.
   bool measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
                unsigned round, RoundFigures& figures, std::string& failure);
-  // The point on the load hosts (ssh engine): their results merged into `merged`, their logs in
-  // `logs`; false when the server died. A host that gave no result sets `error`.
-  bool drive_remote(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
-                    const std::function<void()>& on_measure_start,
-                    const std::function<void()>& on_measure_end, load::MergedRun& merged,
-                    std::vector<std::string>& logs, std::string& error);
-  bool prepare_load_hosts();
-  // "http://127.0.0.1:PORT", or the scenario's server_address ("http://[fd00::10]:PORT").
-  std::string url_base(int port) const {
-    const std::string& host = scenario_.load.server_address;
-    return "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
-           std::to_string(port);
+  std::unique_ptr<PointLoader> loader_for(const Workload& workload);
+  WatchSetup watch_setup() const;
+  double loader_cores(const Workload& workload) const {
+    return std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
   }
-  bool drive_in_process(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
-                        bool measured,
-                        RoundFigures& figures, std::vector<pid_t>& loader_tids,
-                        const std::function<void()>& on_measure_start,
-                        const std::function<void()>& on_measure_end, load::LoadResult& result);
+  void keep_histogram_log(const PointLoader& loader, const std::string& contestant,
+                          const PointPlan& plan, unsigned round, RoundFigures& figures) const;
+  PointContext judging_context(const PointPlan& plan, const LoaderRun& run,
+                               const PointWatch& watch) const;
+  // Whose fault a point's trouble was: "" and true when none; the loader's (true: the point
+  // carries it); the server's (false: it died or stopped answering).
+  bool point_verdict(RunningContestant& server, const ContestantState& state,
+                     const PointPlan& plan, const LoaderRun& run, const RoundFigures& figures,
+                     std::string& failure);
+  bool prepare_load_hosts();
   PointResult& point_for(const std::string& contestant, const PointPlan& plan);
   const PointResult* find_point(const std::string& contestant, const PointPlan& plan) const;
   std::size_t point_index(const std::string& contestant, const PointPlan& plan) const;  // or size()
@@ -195,6 +178,15 @@ class Engine {
   double planned_seconds(const std::vector<PointPlan>& plans) const;
   void report_progress(const std::string& what, double point_s);
   void finish_results();
+  // The steps of run(), in order.
+  void describe_run();         // results.json's head: scenario, policy, workloads, machine
+  void pin_to_load_cpus();     // and unpin(), back to the CPUs the harness had
+  void unpin();
+  // Contestants still to be timed that `which` picks are not timed after all: status, reason.
+  void give_up_on(bool (*which)(const ContestantState&), ContestantStatus status,
+                  const std::string& reason);
+  void plan_pass(Pass pass, unsigned rounds);  // adds a pass to the progress estimate
+  void run_rounds();           // the fixed or minimum rounds, equal load, then auto's extra rounds
   // The CPU shield's life: up after the harness pins itself, a pass before each contestant
   // starts (newcomers), down at every end of run() (and in the destructor, on an exception).
   void start_shield();
@@ -213,10 +205,9 @@ class Engine {
   std::string load_hosts_problem_;                    // why they could not be used
   // Non-empty once the cluster died: every later point would measure the outage, so the run ends.
   std::string database_lost_;
-  // While the in-process loader runs: the responses it has had so far, warm-up included.
-  std::function<std::uint64_t()> answered_so_far_;
   std::string db_url_;
   std::vector<int> server_cpus_, load_cpus_;
+  std::optional<cpu_set_t> previous_cpus_;  // the harness's own, before it pinned itself
   std::map<std::string, EqualLoad> equal_loads_;  // by workload
   Clock::time_point started_, rounds_started_;
   double planned_total_s_ = 0, planned_done_s_ = 0;
@@ -234,22 +225,22 @@ void Engine::prepare_contestants() {
                          : static_cast<unsigned>(contestant.manifest.fixed_threads);
     const Runnability runnable = check_runnable(contestant);
     if (!runnable.runnable) {
-      result.status = "skipped";
-      result.reason = runnable.reason + (runnable.install.empty() ? "" : "; install: " + runnable.install);
+      result.status = ContestantStatus::kSkipped;
+      result.reason = skip_reason(runnable);
     } else if (scenario_.load.server_address != "127.0.0.1" && !contestant.takes_host()) {
-      result.status = "skipped";
+      result.status = ContestantStatus::kSkipped;
       result.reason =
           no_host_reason("the scenario's server_address " + scenario_.load.server_address);
     } else if (contestant.manifest.db_pool > 0 && !contestant.manifest.database_optional &&
                scenario_.database == DatabaseKind::kNone) {
-      result.status = "skipped";
+      result.status = ContestantStatus::kSkipped;
       result.reason = "it needs a database, and the scenario has database = \"none\"";
     }
     ContestantState& state = states_.emplace_back();
     state.contestant = &contestant;
     state.result = results_.contestants.size();
-    state.timed = result.status == "ran";
-    if (result.status == "skipped") say(result.name + ": skipped: " + result.reason);
+    state.timed = result.status == ContestantStatus::kRan;
+    if (result.status == ContestantStatus::kSkipped) say(result.name + ": skipped: " + result.reason);
     results_.contestants.push_back(std::move(result));
   }
 }
@@ -279,15 +270,8 @@ bool Engine::provision_database() {
     if (state.timed) runnable.push_back(*state.contestant);
   }
   if (!needs_database(runnable)) return true;
-  say("starting a throwaway PostgreSQL for {db_url}");
-  cluster_ = std::make_unique<db::TempCluster>();
-  try {
-    cluster_->start();
-  } catch (const std::exception& error) {
-    say(std::string("PostgreSQL did not start: ") + error.what());
-    cluster_.reset();
-    return false;
-  }
+  cluster_ = start_throwaway_database([this](const std::string& line) { say(line); });
+  if (!cluster_) return false;
   db_url_ = cluster_->url();
   // Its processes inherited the harness's (load) CPUs; they serve the contestants, so they go
   // with them. Backends forked later inherit the postmaster's set.
@@ -314,20 +298,29 @@ void Engine::validate_all() {
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;
   options.progress = [this](const std::string& line) { say(line); };
+  std::vector<ContestantState*> checked;
+  std::vector<const Contestant*> contestants;
   for (ContestantState& state : states_) {
-    if (!state.timed || stopping()) continue;
-    const ContestantReport report = validate_contestant(*state.contestant, options);
-    ContestantResult& result = results_.contestants[state.result];
-    result.version = report.version;
-    if (report.verdict == CheckVerdict::kPass) continue;
-    state.timed = false;
-    if (report.verdict == CheckVerdict::kInterrupted) break;
-    result.status = report.verdict == CheckVerdict::kSkip ? "skipped" : "failed";
-    result.reason = (report.verdict == CheckVerdict::kSkip ? "" : "validation failed: ") +
-                    join(report.problems, "; ");
-    result.last_output = report.last_output;
-    say(result.name + ": " + result.status + ", never timed: " + result.reason);
+    if (!state.timed) continue;
+    checked.push_back(&state);
+    contestants.push_back(state.contestant);
   }
+  validate_each(contestants, options, [&](std::size_t i, const ContestantReport& report) {
+    record_validation(*checked[i], report);
+  });
+}
+
+void Engine::record_validation(ContestantState& state, const ContestantReport& report) {
+  ContestantResult& result = results_.contestants[state.result];
+  result.version = report.version;
+  if (report.verdict == CheckVerdict::kPass) return;
+  state.timed = false;
+  if (report.verdict == CheckVerdict::kInterrupted) return;
+  const bool skipped = report.verdict == CheckVerdict::kSkip;
+  result.status = skipped ? ContestantStatus::kSkipped : ContestantStatus::kFailed;
+  result.reason = (skipped ? "" : "validation failed: ") + report.problem_text();
+  result.last_output = report.last_output;
+  say(result.name + ": " + std::string(status_name(result.status)) + ", never timed: " + result.reason);
 }
 
 std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass) const {
@@ -337,14 +330,14 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass)
     if (pass == Pass::kEqualLoad) {
       auto equal = equal_loads_.find(workload.name);
       if (equal != equal_loads_.end() && equal->second.rate > 0) {
-        plans.push_back({&workload, "open", equal->second.connections, equal->second.rate,
+        plans.push_back({&workload, LoadMode::kOpen, equal->second.connections, equal->second.rate,
                          equal->second.duration_s});
       }
       continue;
     }
     for (unsigned connections : workload.connections) {
       const PointPlan plan{&workload, workload.mode, connections,
-                           workload.mode == "open" ? workload.rate : 0, scenario_.duration_s};
+                           workload.mode == LoadMode::kOpen ? workload.rate : 0, scenario_.duration_s};
       if (pass == Pass::kUnsettled) {
         const PointResult* point = find_point(contestant.name(), plan);
         if (point == nullptr || !point->failure.empty() || point_converged(*point, stopping_rule())) continue;
@@ -388,7 +381,7 @@ std::size_t Engine::point_index(const std::string& contestant, const PointPlan& 
     const PointResult& point = results_.points[i];
     if (point.contestant == contestant && point.workload == plan.workload->name &&
         point.mode == plan.mode && point.connections == plan.connections &&
-        (plan.mode == "closed" || point.rate == plan.rate)) {
+        (plan.mode == LoadMode::kClosed || point.rate == plan.rate)) {
       return i;
     }
   }
@@ -409,7 +402,7 @@ PointResult& Engine::point_for(const std::string& contestant, const PointPlan& p
   point.contestant = contestant;
   point.mode = plan.mode;
   point.connections = plan.connections;
-  point.rate = plan.mode == "open" ? plan.rate : kUnmeasured;
+  point.rate = plan.mode == LoadMode::kOpen ? plan.rate : kUnmeasured;
   point.loader = plan.workload->loader;
   return point;
 }
@@ -418,7 +411,7 @@ void Engine::fail_contestant(ContestantState& state, const std::string& reason,
                              const std::string& output, unsigned round) {
   ContestantResult& result = results_.contestants[state.result];
   state.failed = true;
-  result.status = "failed";
+  result.status = ContestantStatus::kFailed;
   result.reason = reason;
   if (!output.empty()) result.last_output = output;
   say(result.name + ": failed: " + reason + (output.empty() ? "" : "; last output: " + output));
@@ -450,455 +443,190 @@ bool Engine::prepare_load_hosts() {
   return load_hosts_problem_.empty();
 }
 
-bool Engine::drive_remote(const PointPlan& plan, int port, const std::function<bool()>& server_alive,
-                          const std::function<void()>& on_measure_start,
-                          const std::function<void()>& on_measure_end, load::MergedRun& merged,
-                          std::vector<std::string>& logs, std::string& error) {
-  const Workload& workload = *plan.workload;
-  RemotePoint point;
-  point.urls = {url_base(port) + workload.path};
-  point.method = workload.method;
-  point.headers = workload.headers;
-  point.body = workload.body;
-  point.connections = plan.connections;
-  point.threads = workload.loader_threads;
-  point.pipeline = workload.pipeline;
-  point.keep_alive = workload.keep_alive;
-  point.rate = plan.mode == "open" ? plan.rate : 0;
-  point.requests = workload.requests;
-  point.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
-  point.warmup_s = scenario_.warmup_s;
-  point.timeout_s = kRequestTimeoutS;
-  bool started = false, ended = false, alive = true;
-  // The server's side is measured over the hosts' window: from the instant, for the duration.
-  RemoteOutcome outcome = load_hosts_->run(point, [&](double start_at) {
-    const double now = wall_now_s();
-    if (!started && now >= start_at) {
-      started = true;
-      on_measure_start();
-    }
-    if (started && !ended && point.duration_s > 0 && now >= start_at + point.duration_s) {
-      ended = true;
-      on_measure_end();
-    }
-    if (alive && !server_alive()) alive = false;
-    return alive;
-  });
-  if (!started) on_measure_start();
-  if (!ended) on_measure_end();
-  if (!outcome.error.empty()) {
-    error = outcome.error;
-    return alive;
-  }
-  merged = load::merge_generators(std::move(outcome.generators));
-  for (const std::string& warning : merged.warnings) say("warning: " + warning);
-  logs = std::move(outcome.logs);
-  return alive;
+std::unique_ptr<PointLoader> Engine::loader_for(const Workload& workload) {
+  return make_point_loader(workload, {.scenario = &scenario_,
+                                      .load_hosts = load_hosts_.get(),
+                                      .say = [this](const std::string& line) { say(line); }});
 }
 
-bool Engine::drive_in_process(const PointPlan& plan, int port,
-                              const std::function<bool()>& server_alive, bool measured,
-                              RoundFigures& figures, std::vector<pid_t>& loader_tids,
-                              const std::function<void()>& on_measure_start,
-                              const std::function<void()>& on_measure_end,
-                              load::LoadResult& result) {
-  const Workload& workload = *plan.workload;
-  load::LoadConfig config;
-  load::RequestSpec spec;
-  spec.method = workload.method;
-  spec.headers = workload.headers;
-  spec.body = workload.body;
-  spec.keep_alive = workload.keep_alive;
-  for (const std::string& path : expand_path(workload.path)) {
-    load::Url url;
-    std::string error;
-    if (!load::parse_url(url_base(port) + path, url, error)) {
-      throw std::invalid_argument("workload '" + workload.name + "': " + error);
-    }
-    config.targets.push_back(load::make_target(url, spec));
-  }
-  config.connections = plan.connections;
-  config.threads = workload.loader_threads;
-  config.pipeline = workload.pipeline;
-  config.keep_alive = workload.keep_alive;
-  config.timeout_s = kRequestTimeoutS;
-  config.warmup_s = scenario_.warmup_s;
-  config.rate = plan.mode == "open" ? plan.rate : 0;
-  config.latency_per_second = measured;  // the point's log: one interval per second
-  if (measured && workload.requests > 0) {
-    config.requests = workload.requests;
-  } else {
-    config.duration_s = measured ? plan.duration_s : 0.001;
-  }
-  figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
-  const std::vector<pid_t> before = own_threads();
-  load::LoadRun run(config);
-  run.start();
-  answered_so_far_ = [&run] { return run.progress().answered; };
-  for (pid_t tid : own_threads()) {
-    if (!std::binary_search(before.begin(), before.end(), tid)) loader_tids.push_back(tid);
-  }
-  bool started = false, ended = false;
-  bool alive = true;
-  // The end is taken just before the loader closes its connections: closing with requests in
-  // flight makes the kernel send resets, which are the loader's doing, not the server's.
-  const double end_at = config.duration_s > 0 ? config.duration_s - 2 * kPollS : -1;
-  while (!run.wait_for(std::chrono::milliseconds(started ? static_cast<int>(kPollS * 1000) / 2 : 5))) {
-    if (stopping()) run.stop();
-    const double elapsed = run.progress().elapsed_s;
-    if (!started && elapsed >= 0) {
-      started = true;
-      on_measure_start();
-    }
-    if (started && !ended && end_at > 0 && elapsed >= end_at) {
-      ended = true;
-      on_measure_end();
-    }
-    if (alive && !server_alive()) {
-      alive = false;
-      run.stop();
-    }
-  }
-  if (!started) on_measure_start();  // a count-mode point can finish inside one poll
-  if (!ended) on_measure_end();
-  answered_so_far_ = nullptr;
-  result = run.finish();
-  return alive;
+WatchSetup Engine::watch_setup() const {
+  return {.server_cpus = server_cpus_,
+          .database_pid = cluster_ ? cluster_->postmaster_pid() : -1,
+          .statements = statements_.get()};
 }
 
 bool Engine::measure(RunningContestant& server, ContestantState& state, const PointPlan& plan,
                      unsigned round, RoundFigures& figures, std::string& failure) {
-  const pid_t pid = server.process().pid();
-  const int port = server.port();
-  const Workload& workload = *plan.workload;
-  TreeUsage tree_before;
-  KernelCounters kernel_before;
-  double cpu_before = 0;
-  Clock::time_point measure_start;
-  std::vector<pid_t> loader_tids;
-  KernelCounters kernel_after;
-  bool ended = false;
-  std::unique_ptr<PointSampler> sampler;
-  double throttled_before = 0, throttled = 0;
-  std::optional<std::uint64_t> drops_before, drops_after;
-  // The database's share of the work: its process tree and the statements it ran.
-  const pid_t database_pid = cluster_ ? cluster_->postmaster_pid() : -1;
-  TreeUsage database_before, database_after;
-  std::optional<std::uint64_t> queries_before, queries_after;
-  // Each reading notes the time and the responses the loader had so far, so the requests
-  // answered between the two readings are known exactly, not only those of the measured phase.
-  struct DatabaseReading {
-    Clock::time_point at;
-    std::optional<std::uint64_t> answered;
-  };
-  DatabaseReading database_read_start, database_read_end;
-  auto read_database = [&](TreeUsage& tree, std::optional<std::uint64_t>& queries) {
-    DatabaseReading reading;
-    const std::optional<std::uint64_t> answered_before =
-        answered_so_far_ ? std::optional(answered_so_far_()) : std::nullopt;
-    if (statements_) queries = statements_->calls();
-    if (database_pid > 0) tree = measure_tree(database_pid);
-    reading.at = Clock::now();
-    if (answered_before) reading.answered = (*answered_before + answered_so_far_()) / 2;
-    return reading;
-  };
-  // What else ran on the server's CPUs, and how long the server's threads waited for them.
-  ServerCpuWatch cpu_watch(server_cpus_, pid, database_pid);
-  auto end = [&] {
-    cpu_watch.end();
-    database_read_end = read_database(database_after, queries_after);
-    kernel_after = read_kernel_counters();
-    drops_after = listener_drops(port);
-    throttled = std::max(0.0, cgroup_throttled_s() - throttled_before);
-    if (sampler) sampler->sample_now();
-    ended = true;
-  };
-  // What the kernel does to a point's connections starts with the warm-up, which opens them.
-  kernel_before = read_kernel_counters();
-  drops_before = listener_drops(port);
-  // A counted point's database window is the in-process loader's whole run, warm-up included:
-  // read before it starts and after its last answer, the only moments with nothing in flight,
-  // so the statements counted are exactly those of the requests answered (a reading taken while
-  // requests are in flight counts queries of requests not yet answered, or the reverse).
-  const bool whole_run_window = !scenario_.load.remote() &&
-                                workload.loader == "ringside" && workload.requests > 0;
-  if (whole_run_window) {
-    database_read_start = read_database(database_before, queries_before);
-    database_read_start.answered = 0;
-  }
-  auto begin = [&] {
-    if (!whole_run_window) database_read_start = read_database(database_before, queries_before);
-    tree_before = measure_tree(pid);
-    throttled_before = cgroup_throttled_s();
-    cpu_before = process_cpu_s();
-    measure_start = Clock::now();
-    sampler = std::make_unique<PointSampler>(pid, port, loader_tids);
-    sampler->start();
-    cpu_watch.begin();
-  };
-  bool alive = true;
-  const std::function<bool()> server_alive = [&server] { return server.process().running(); };
-  load::LoadResult load_result;
-  std::string loader_error;
-  const bool remote = scenario_.load.remote();
-  load::MergedRun merged;
-  std::vector<std::string> remote_logs;
-  if (remote) {
-    figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
-    alive = drive_remote(plan, port, server_alive, begin, end, merged, remote_logs, loader_error);
-    if (loader_error.empty()) {
-      fill_from_merge(merged, figures, /*per_generator=*/true);
-      load_result = merged.total;
-      load_result.elapsed_s = figures.duration_s;
-    }
-  } else if (workload.loader == "ringside") {
-    alive = drive_in_process(plan, port, server_alive, true, figures, loader_tids, begin, end,
-                             load_result);
-    fill_from_load(load_result, figures);
-  } else {
-    if (scenario_.warmup_s > 0) {
-      std::vector<pid_t> ignored;
-      load::LoadResult warmup;
-      alive = drive_in_process(plan, port, server_alive, false, figures, ignored, [] {}, [] {},
-                             warmup);
-    }
-    if (alive && !stopping()) {
-      LoaderSpec spec;
-      spec.kind = loader_from_name(workload.loader).value_or(LoaderKind::kWrk);
-      spec.url = url_base(port) + workload.path;
-      spec.method = workload.method;
-      spec.headers = workload.headers;
-      spec.body = workload.body;
-      spec.connections = plan.connections;
-      spec.threads = workload.loader_threads;
-      spec.duration_s = workload.requests > 0 ? 0 : plan.duration_s;
-      spec.requests = workload.requests;
-      spec.rate = plan.mode == "open" ? plan.rate : 0;
-      spec.keep_alive = workload.keep_alive;
-      spec.cpus = scenario_.load_cpus;
-      begin();
-      LoaderOutcome outcome = run_external_loader(spec);
-      end();
-      figures = outcome.figures;
-      figures.target_rate = plan.mode == "open" ? plan.rate : kUnmeasured;
-      loader_error = outcome.error;
-      alive = server_alive();
-    }
-  }
-  if (!sampler) begin();
-  if (!ended) end();
-  const SamplerFigures sampled = sampler->finish();
-  const TreeUsage tree_after = measure_tree(pid);
-  const KernelCounters kernel = kernel_after - kernel_before;
-  const double wall = seconds_since(measure_start);
+  const PointLoad load = point_load(plan, scenario_, server.port());
+  const std::unique_ptr<PointLoader> loader = loader_for(*plan.workload);
+  PointWatch watch(server, *loader, watch_setup(), [this] { return stopping(); });
+  if (loader->counts_answers() && load.requests > 0) watch.read_database_before_load();
+  LoaderRun run = loader->run(load, watch);
+  watch.finish();
   if (stopping()) return false;
+  figures = std::move(run.figures);
   figures.round = round;
-  if (!std::isfinite(figures.duration_s) || figures.duration_s <= 0) figures.duration_s = wall;
-  if (tree_after.processes > 0) {
-    figures.server_cpu_s = std::max(0.0, tree_after.cpu_s - tree_before.cpu_s);
-    if (figures.completed > 0) {
-      figures.server_cpu_us_per_request = figures.server_cpu_s * 1e6 / static_cast<double>(figures.completed);
-    }
-  }
-  // The requests answered between the database's two readings: counted by the in-process
-  // loader; for an external one, all of a counted point's, or the rate over the readings'
-  // window (they are a few milliseconds off the loader's, which would skew short points).
-  double answered_between = kUnmeasured;
-  if (database_read_start.answered && database_read_end.answered) {
-    answered_between = static_cast<double>(*database_read_end.answered - *database_read_start.answered);
-  } else if (workload.requests > 0) {
-    answered_between = static_cast<double>(figures.completed);
-  } else {
-    answered_between = figures.requests_per_s *
-                       std::chrono::duration<double>(database_read_end.at - database_read_start.at).count();
-  }
-  fill_database_figures(database_before, database_after, queries_before, queries_after,
-                        answered_between, figures.database);
-  figures.server_cpus = cpu_watch.figures();
-  const double loader_cores =
-      std::max(1.0, std::min<double>(workload.loader_threads, static_cast<double>(load_cpus_.size())));
-  if (remote) {
-    // Each host's own CPU: the saturation check runs per generator (point_summary.hpp).
-    if (!figures.generators.empty()) figures.loader_cpu_s = merged.total.cpu_s;
-    for (const GeneratorFigures& g : figures.generators) {
-      if (std::isfinite(g.cpu_share) &&
-          !(figures.loader_cpu_share >= g.cpu_share)) {
-        figures.loader_cpu_share = g.cpu_share;
-      }
-    }
-  } else if (workload.loader == "ringside") {
-    figures.loader_cpu_s = loader_tids.empty() ? process_cpu_s() - cpu_before : sampled.loader.run_s;
-    // Waiting for a CPU: on a run queue (schedstat), or throttled by the cgroup's CPU quota
-    // (cpu.stat; a wait schedstat only counts once the thread runs again).
-    figures.loader_wait_s = loader_tids.empty() ? kUnmeasured : std::max(sampled.loader.wait_s, throttled);
-  }
-  if (!remote && std::isfinite(figures.loader_cpu_s) && figures.duration_s > 0) {
-    figures.loader_cpu_share = figures.loader_cpu_s / (figures.duration_s * loader_cores);
-  }
-  double peak = sampled.rss_peak_kib;
-  // A high-water mark that rose during the point was reached during it.
-  if (tree_after.hwm_kib > tree_before.hwm_kib) peak = std::max(peak, tree_after.hwm_kib);
-  if (peak > 0) figures.rss_peak_kib = peak;
-  if (sampled.samples > 0) figures.rss_mean_kib = sampled.rss_mean_kib;
-  figures.kernel.listen_overflows = kernel.listen_overflows;
-  figures.kernel.listen_drops = kernel.listen_drops;
-  figures.kernel.syn_retransmits = kernel.syn_retransmits;
-  figures.kernel.resets_sent = kernel.resets_sent;
-  figures.kernel.established_peak = sampled.established_peak;
-  const bool per_port = drops_before && drops_after;
-  if (per_port) figures.kernel.listen_drops = *drops_after >= *drops_before ? *drops_after - *drops_before : 0;
-  if (remote && loader_error.empty() && merged.total.stats.latency.count() > 0) {
-    const std::string& name = results_.contestants[state.result].name;
-    const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
-                                                    plan.connections, plan.rate, round);
-    const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
-                                plan.mode + ", " + std::to_string(plan.connections) +
-                                " connections, round " + std::to_string(round) + ", load hosts " +
-                                std::to_string(merged.generators.size());
-    if (write_histogram_log(options_.out_dir, relative, comment, merged, remote_logs)) {
-      figures.histogram_log = relative;
-    }
-  } else if (!remote && workload.loader == "ringside" && load_result.stats.latency.count() > 0) {
-    const std::string& name = results_.contestants[state.result].name;
-    const std::string relative = histogram_log_name(plan.workload->name, name, plan.mode,
-                                                    plan.connections, plan.rate, round);
-    const std::string comment = "ringside compare: " + name + ", " + plan.workload->name + ", " +
-                                plan.mode + ", " + std::to_string(plan.connections) +
-                                " connections, round " + std::to_string(round);
-    if (write_histogram_log(options_.out_dir, relative, comment, load_result)) {
-      figures.histogram_log = relative;
-    }
-  }
-  judge_round(figures, {.mode = plan.mode,
-                        .connections = plan.connections,
-                        .pipeline = workload.pipeline,
-                        .loader_cores = loader_cores,
-                        // Without keep-alive each connection lives for one request: fewer are
-                        // ever open at once than the loader's concurrency, by design.
-                        .connections_counted = kernel.readable && workload.keep_alive,
-                        .listen_drops_per_port = per_port,
-                        .in_flight_at_end = workload.loader == "ringside"
-                                                ? static_cast<long long>(load_result.stats.in_flight)
-                                                : -1,
-                        .slow_connects = workload.loader == "ringside" && !remote
-                                             ? static_cast<long long>(load_result.stats.slow_connects)
-                                             : -1,
-                        .loader_resets = workload.loader == "ringside"
-                                             ? static_cast<long long>(load_result.stats.errors[
-                                                   static_cast<std::size_t>(load::ErrorClass::kReset)])
-                                             : -1,
-                        .mean_outstanding = workload.loader == "ringside" && !remote &&
-                                                    load_result.elapsed_s > 0
-                                                ? load_result.stats.outstanding_s / load_result.elapsed_s
-                                                : -1,
-                        .latency_resolution_s = workload.loader == "ab" ? 1e-3 : 0,
-                        .server_cpus = server_cpus_});
-  if (!loader_error.empty()) {
-    failure = workload.loader + ": " + loader_error;
+  figures.target_rate = plan.target_rate();
+  watch.fill(figures, load.requests > 0);
+  loader->account_cpu(figures, watch.loader_cpu(loader_cores(*plan.workload)));
+  keep_histogram_log(*loader, results_.contestants[state.result].name, plan, round, figures);
+  judge_round(figures, judging_context(plan, run, watch));
+  return point_verdict(server, state, plan, run, figures, failure);
+}
+
+void Engine::keep_histogram_log(const PointLoader& loader, const std::string& contestant,
+                                const PointPlan& plan, unsigned round, RoundFigures& figures) const {
+  const std::string& workload = plan.workload->name;
+  const std::string relative =
+      histogram_log_name(workload, contestant, plan.mode, plan.connections, plan.rate, round);
+  const std::string comment = "ringside compare: " + contestant + ", " + workload + ", " +
+                              std::string(mode_name(plan.mode)) + ", " +
+                              std::to_string(plan.connections) + " connections, round " +
+                              std::to_string(round);
+  if (loader.write_histogram_log(options_.out_dir, relative, comment)) figures.histogram_log = relative;
+}
+
+PointContext Engine::judging_context(const PointPlan& plan, const LoaderRun& run,
+                                     const PointWatch& watch) const {
+  const Workload& workload = *plan.workload;
+  return {.mode = plan.mode,
+          .connections = plan.connections,
+          .pipeline = workload.pipeline,
+          .loader_cores = loader_cores(workload),
+          // Without keep-alive each connection lives for one request: fewer are ever open at
+          // once than the loader's concurrency, by design.
+          .connections_counted = watch.connections_counted() && workload.keep_alive,
+          .listen_drops_per_port = watch.listen_drops_per_port(),
+          .in_flight_at_end = run.in_flight_at_end,
+          .slow_connects = run.slow_connects,
+          .loader_resets = run.resets,
+          .mean_outstanding = run.mean_outstanding,
+          .latency_resolution_s = workload.loader == LoaderKind::kAb ? 1e-3 : 0,
+          .server_cpus = server_cpus_};
+}
+
+bool Engine::point_verdict(RunningContestant& server, const ContestantState& state,
+                           const PointPlan& plan, const LoaderRun& run,
+                           const RoundFigures& figures, std::string& failure) {
+  const std::string at = plan.workload->name + " at " + std::to_string(plan.connections) + " connections";
+  if (!run.error.empty()) {
+    failure = std::string(loader_name(plan.workload->loader)) + ": " + run.error;
     return true;  // the loader failed, not the contestant
   }
-  if (!alive || !server.process().running()) {
+  if (!run.server_alive || !server.process().running()) {
     const auto& status = server.process().status();
     failure = "exited (" + (status ? describe_wait_status(*status) : std::string("gone")) +
-              ") during " + plan.workload->name + " at " + std::to_string(plan.connections) +
-              " connections";
+              ") during " + at;
     return false;
   }
-  if (figures.completed == 0) {
-    // Nothing answered: a slow server in a short point, or one that stopped answering. Ask it.
-    HttpResponse response;
-    std::string error;
-    const std::string& ready_path = state.contestant->manifest.ready_path;
-    if (!fetch(server.host(), port, ready_path, kProbeTimeoutS, response, error) ||
-        response.status != 200) {
-      failure = "stopped answering during " + plan.workload->name + " at " +
-                std::to_string(plan.connections) + " connections (" + with_commas(figures.failed) +
-                " errors; GET " + ready_path + ": " +
-                (error.empty() ? "status " + std::to_string(response.status) : error) + ")";
-      return false;
-    }
+  if (figures.completed > 0) return true;
+  // Nothing answered: a slow server in a short point, or one that stopped answering. Ask it.
+  HttpResponse response;
+  std::string error;
+  const std::string& ready_path = state.contestant->manifest.ready_path;
+  if (fetch(server.host(), server.port(), ready_path, kProbeTimeoutS, response, error) &&
+      response.status == 200) {
+    return true;
   }
-  return true;
+  failure = "stopped answering during " + at + " (" + with_commas(figures.failed) + " errors; GET " +
+            ready_path + ": " + (error.empty() ? "status " + std::to_string(response.status) : error) + ")";
+  return false;
 }
 
 void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
-  const Contestant& contestant = *state.contestant;
-  ContestantResult& result = results_.contestants[state.result];
-  const bool equal_load_only = pass == Pass::kEqualLoad;
-  const std::vector<PointPlan> plans = plan_for(contestant, pass);
+  const std::vector<PointPlan> plans = plan_for(*state.contestant, pass);
   if (plans.empty()) return;
   const double planned = planned_seconds(plans);
   const double planned_before = planned_done_s_;
+  const std::unique_ptr<RunningContestant> server = start_contestant(state, round);
+  if (server) {
+    planned_done_s_ += kStartOverheadS / 2;
+    const bool equal_load_only = pass == Pass::kEqualLoad;
+    if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
+    for (const PointPlan& plan : plans) {
+      if (stopping() || database_died() || !run_point(*server, state, plan, round, pass)) break;
+    }
+    if (!state.failed && !stopping() && !equal_load_only) settle_and_sample(*server, state);
+    stop_contestant(*server, state);
+  }
+  planned_done_s_ = planned_before + planned;
+}
+
+std::unique_ptr<RunningContestant> Engine::start_contestant(ContestantState& state, unsigned round) {
   std::unique_ptr<RunningContestant> server;
   shield_pass();
   try {
     server = std::make_unique<RunningContestant>(
-        contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_,
-                                 scenario_.load.server_address});
+        *state.contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_,
+                                        scenario_.load.server_address});
   } catch (const std::exception& error) {
     fail_contestant(state, std::string("cannot start: ") + error.what(), "", round);
-    planned_done_s_ = planned_before + planned;
-    return;
+    return nullptr;
   }
   const ReadyResult ready = server->wait_ready(options_.ready_timeout_s, options_.stop);
-  if (!ready.ok) {
-    if (!ready.interrupted) fail_contestant(state, ready.reason, server->last_output(5), round);
-    server->stop(options_.stop_grace_s);
-    planned_done_s_ = planned_before + planned;
-    return;
+  if (ready.ok) return server;
+  if (!ready.interrupted) fail_contestant(state, ready.reason, server->last_output(5), round);
+  server->stop(options_.stop_grace_s);
+  return nullptr;
+}
+
+std::string Engine::point_title(const ContestantState& state, const PointPlan& plan, unsigned round,
+                                Pass pass) const {
+  const std::string when = pass == Pass::kEqualLoad ? std::string("equal load")
+                           : pass == Pass::kUnsettled
+                               ? "round " + std::to_string(round) + " (more, until known)"
+                               : "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds);
+  return when + ": " + results_.contestants[state.result].name + " " + plan.workload->name +
+         " c=" + std::to_string(plan.connections) +
+         (plan.mode == LoadMode::kOpen ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
+}
+
+bool Engine::run_point(RunningContestant& server, ContestantState& state, const PointPlan& plan,
+                       unsigned round, Pass pass) {
+  const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
+  report_progress(point_title(state, plan, round, pass), point_s);
+  RoundFigures figures;
+  std::string failure;
+  bool ok = false;
+  try {
+    ok = measure(server, state, plan, round, figures, failure);
+  } catch (const std::exception& error) {
+    failure = error.what();
   }
-  planned_done_s_ += kStartOverheadS / 2;
-  if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
-  for (const PointPlan& plan : plans) {
-    if (stopping() || database_died()) break;
-    const double point_s = scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
-    std::string what = (equal_load_only ? std::string("equal load")
-                        : pass == Pass::kUnsettled
-                            ? "round " + std::to_string(round) + " (more, until known)"
-                            : "round " + std::to_string(round) + "/" + std::to_string(scenario_.rounds)) +
-                       ": " + result.name + " " + plan.workload->name + " c=" +
-                       std::to_string(plan.connections) +
-                       (plan.mode == "open" ? " open at " + std::to_string(std::llround(plan.rate)) + " req/s" : "");
-    report_progress(what, point_s);
-    RoundFigures figures;
-    std::string failure;
-    bool ok = false;
-    try {
-      ok = measure(*server, state, plan, round, figures, failure);
-    } catch (const std::exception& error) {
-      failure = error.what();
-    }
-    planned_done_s_ += point_s;
-    ++points_done_;
-    if (stopping()) break;
-    PointResult& point = point_for(result.name, plan);
-    if (database_died()) {
-      // Its figures are kept, for what they show of the outage, and marked: they are not the
-      // server's. The contestant did not fail; the run did.
-      point.failure = "round " + std::to_string(round) + ": " + database_lost_ +
-                      " during this point: its figures measure the outage, not the server";
-      point.rounds.push_back(std::move(figures));
-      break;
-    }
-    if (!ok) {
-      fail_contestant(state, failure, server->last_output(5), round);
-      break;
-    }
-    if (!failure.empty() && point.failure.empty()) point.failure = failure;
+  planned_done_s_ += point_s;
+  ++points_done_;
+  if (stopping()) return false;
+  PointResult& point = point_for(results_.contestants[state.result].name, plan);
+  if (database_died()) {
+    // Its figures are kept, for what they show of the outage, and marked: they are not the
+    // server's. The contestant did not fail; the run did.
+    point.failure = "round " + std::to_string(round) + ": " + database_lost_ +
+                    " during this point: its figures measure the outage, not the server";
     point.rounds.push_back(std::move(figures));
+    return false;
   }
-  if (!state.failed && !stopping() && !equal_load_only) {
-    const auto settle_until = Clock::now() + std::chrono::duration<double>(scenario_.settle_s);
-    while (Clock::now() < settle_until && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    if (!stopping()) state.after_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
+  if (!ok) {
+    fail_contestant(state, failure, server.last_output(5), round);
+    return false;
   }
-  const StopResult stopped = server->stop(options_.stop_grace_s);
-  planned_done_s_ = planned_before + planned;
-  if (!stopped.problem().empty() && !state.failed && !stopping()) {
-    result.status = "failed";
-    result.reason = "stop: " + stopped.problem();
-    say(result.name + ": " + result.reason);
-  }
+  if (!failure.empty() && point.failure.empty()) point.failure = failure;
+  point.rounds.push_back(std::move(figures));
+  return true;
+}
+
+void Engine::settle_and_sample(RunningContestant& server, ContestantState& state) {
+  const auto settle_until = Clock::now() + std::chrono::duration<double>(scenario_.settle_s);
+  while (Clock::now() < settle_until && !stopping()) std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  if (!stopping()) state.after_kib.push_back(measure_tree(server.process().pid(), /*with_cpu=*/false).rss_kib);
+}
+
+void Engine::stop_contestant(RunningContestant& server, ContestantState& state) {
+  const StopResult stopped = server.stop(options_.stop_grace_s);
+  if (stopped.problem().empty() || state.failed || stopping()) return;
+  ContestantResult& result = results_.contestants[state.result];
+  result.status = ContestantStatus::kFailed;
+  result.reason = "stop: " + stopped.problem();
+  say(result.name + ": " + result.reason);
 }
 
 void Engine::run_round(unsigned round, Pass pass) {
@@ -919,7 +647,7 @@ void Engine::run_round(unsigned round, Pass pass) {
 void Engine::compute_equal_loads() {
   if (!scenario_.equal_load) return;
   for (const Workload& workload : scenario_.workloads) {
-    if (workload.mode != "closed") continue;
+    if (workload.mode != LoadMode::kClosed) continue;
     const EqualLoad equal =
         equal_load_for(results_.points, workload.name, scenario_.equal_load_fraction,
                        kEqualLoadRequests, scenario_.duration_s, kEqualLoadMaxS);
@@ -983,7 +711,7 @@ void Engine::finish_results() {
   std::stable_sort(results_.points.begin(), results_.points.end(),
                    [&](const PointResult& a, const PointResult& b) {
                      const auto key = [&](const PointResult& p) {
-                       return std::make_tuple(workload_index(p.workload), p.mode != "closed",
+                       return std::make_tuple(workload_index(p.workload), p.mode != LoadMode::kClosed,
                                               p.connections, std::isfinite(p.rate) ? p.rate : 0.0,
                                               contestant_index(p.contestant));
                      };
@@ -1041,7 +769,7 @@ void Engine::stop_shield() {
   shield_.reset();
 }
 
-RunResults Engine::run() {
+void Engine::describe_run() {
   started_ = Clock::now();
   results_.ringside_version = options_.ringside_version;
   results_.scenario_name = scenario_.name;
@@ -1063,45 +791,44 @@ RunResults Engine::run() {
   load_cpus_ = parse_cpu_list(scenario_.load_cpus).value_or(std::vector<int>{});
   results_.machine = gather_machine_facts(scenario_.server_cpus, scenario_.load_cpus);
   for (const std::string& warning : results_.machine.warnings) say("warning: " + warning);
+}
+
+void Engine::pin_to_load_cpus() {
   // Everything the harness does from here (its load threads, samplers, the database it starts
   // before re-pinning it) runs on the load CPUs, away from the servers.
   cpu_set_t previous;
-  const bool pinned = sched_getaffinity(0, sizeof previous, &previous) == 0;
+  if (sched_getaffinity(0, sizeof previous, &previous) == 0) previous_cpus_ = previous;
   const cpu_set_t load_set = cpu_set_of(load_cpus_);
   if (sched_setaffinity(0, sizeof load_set, &load_set) != 0) {
     say("warning: cannot pin the loader to CPUs " + scenario_.load_cpus + ": " + std::strerror(errno));
   }
-  start_shield();
-  prepare_contestants();
-  if (!prepare_load_hosts()) {
-    for (ContestantState& state : states_) {
-      if (!state.timed) continue;
-      state.timed = false;
-      results_.contestants[state.result].status = "skipped";
-      results_.contestants[state.result].reason = "the load hosts were not ready";
-    }
-    if (pinned) sched_setaffinity(0, sizeof previous, &previous);
-    stop_shield();
-    results_.partial = true;
-    results_.stopped_by = load_hosts_problem_;
-    finish_results();
-    return std::move(results_);
+}
+
+void Engine::unpin() {
+  if (previous_cpus_) sched_setaffinity(0, sizeof *previous_cpus_, &*previous_cpus_);
+}
+
+void Engine::give_up_on(bool (*which)(const ContestantState&), ContestantStatus status,
+                        const std::string& reason) {
+  for (ContestantState& state : states_) {
+    if (!state.timed || !which(state)) continue;
+    state.timed = false;
+    results_.contestants[state.result].status = status;
+    results_.contestants[state.result].reason = reason;
   }
-  if (!provision_database()) {
-    for (ContestantState& state : states_) {
-      if (!state.timed || state.contestant->manifest.db_pool == 0) continue;
-      state.timed = false;
-      results_.contestants[state.result].status = "failed";
-      results_.contestants[state.result].reason = "the throwaway PostgreSQL did not start";
-    }
-  }
-  validate_all();
+}
+
+void Engine::plan_pass(Pass pass, unsigned rounds) {
   for (const ContestantState& state : states_) {
-    if (!state.timed) continue;
-    const std::vector<PointPlan> plans = plan_for(*state.contestant, Pass::kEvery);
-    planned_total_s_ += planned_seconds(plans) * scenario_.rounds;
-    points_total_ += static_cast<unsigned>(plans.size()) * scenario_.rounds;
+    if (!state.timed || state.failed) continue;
+    const std::vector<PointPlan> plans = plan_for(*state.contestant, pass);
+    planned_total_s_ += planned_seconds(plans) * rounds;
+    points_total_ += static_cast<unsigned>(plans.size()) * rounds;
   }
+}
+
+void Engine::run_rounds() {
+  plan_pass(Pass::kEvery, scenario_.rounds);
   rounds_started_ = Clock::now();
   for (unsigned round = 1; round <= scenario_.rounds && !stopping(); ++round) {
     run_round(round, Pass::kEvery);
@@ -1109,17 +836,35 @@ RunResults Engine::run() {
   // The equal-load points, at a rate chosen from the medians the contestants sustained.
   if (!stopping()) compute_equal_loads();
   if (!equal_loads_.empty() && !stopping()) {
-    for (const ContestantState& state : states_) {
-      if (!state.timed || state.failed) continue;
-      const std::vector<PointPlan> plans = plan_for(*state.contestant, Pass::kEqualLoad);
-      planned_total_s_ += planned_seconds(plans);
-      points_total_ += static_cast<unsigned>(plans.size());
-    }
+    plan_pass(Pass::kEqualLoad, 1);
     run_round(1, Pass::kEqualLoad);
   }
   if (scenario_.auto_rounds) run_extra_rounds();
+}
+
+RunResults Engine::run() {
+  describe_run();
+  pin_to_load_cpus();
+  start_shield();
+  prepare_contestants();
+  if (!prepare_load_hosts()) {
+    give_up_on([](const ContestantState&) { return true; }, ContestantStatus::kSkipped,
+               "the load hosts were not ready");
+    unpin();
+    stop_shield();
+    results_.partial = true;
+    results_.stopped_by = load_hosts_problem_;
+    finish_results();
+    return std::move(results_);
+  }
+  if (!provision_database()) {
+    give_up_on([](const ContestantState& state) { return state.contestant->manifest.db_pool > 0; },
+               ContestantStatus::kFailed, "the throwaway PostgreSQL did not start");
+  }
+  validate_all();
+  run_rounds();
   if (cluster_) cluster_->stop();
-  if (pinned) sched_setaffinity(0, sizeof previous, &previous);
+  unpin();
   stop_shield();
   results_.partial = stopping();
   results_.stopped_by = database_lost_;
@@ -1162,7 +907,7 @@ EqualLoad equal_load_for(const std::vector<PointResult>& points, const std::stri
   std::map<std::string, double> best;  // contestant -> its best level's median requests/s
   unsigned connections = 0;
   for (const PointResult& point : points) {
-    if (point.workload != workload || point.mode != "closed" || point.rounds.empty() ||
+    if (point.workload != workload || point.mode != LoadMode::kClosed || point.rounds.empty() ||
         !point.failure.empty()) {
       continue;
     }

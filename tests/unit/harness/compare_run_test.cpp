@@ -67,7 +67,7 @@ TEST(CompareRun, EqualLoadIsAFractionOfTheMedianContestantsSustainedRate) {
   other.workload = "users";
   points.push_back(other);
   PointResult open = closed("slow", 10, 10);
-  open.mode = "open";
+  open.mode = LoadMode::kOpen;
   points.push_back(open);
   PointResult failed = closed("dead", 10, 1);
   failed.failure = "exited";

@@ -85,9 +85,9 @@ TEST(PointFigures, TheLogHasOneIntervalPerSecond) {
 }
 
 TEST(PointFigures, LogNames) {
-  EXPECT_EQ(histogram_log_name("hello", "nginx", "closed", 100, 0, 1),
+  EXPECT_EQ(histogram_log_name("hello", "nginx", LoadMode::kClosed, 100, 0, 1),
             "histograms/hello-nginx-closed-c100-round1.hlog");
-  EXPECT_EQ(histogram_log_name("users", "deno", "open", 1000, 2482.6, 3),
+  EXPECT_EQ(histogram_log_name("users", "deno", LoadMode::kOpen, 1000, 2482.6, 3),
             "histograms/users-deno-open-c1000-r2483-round3.hlog");
 }
 

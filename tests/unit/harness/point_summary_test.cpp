@@ -26,7 +26,7 @@ RoundFigures healthy() {
   return r;
 }
 
-const PointContext kClosed100{.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1};
+const PointContext kClosed100{.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 1};
 
 TEST(Flags, AHealthyPointHasNone) {
   RoundFigures r = healthy();
@@ -38,13 +38,13 @@ TEST(Flags, AHealthyPointHasNone) {
 TEST(Flags, LoaderCpuSaturated) {
   RoundFigures r = healthy();
   r.loader_cpu_s = 1.8;
-  judge_round(r, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  judge_round(r, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 2});
   ASSERT_TRUE(has(r, "loader-bound"));
   EXPECT_EQ(r.notes.at(0), "the loader used 90% of its 2 core(s): it, not the server, set the pace; "
                            "give it more load_cpus or loader_threads");
   RoundFigures below = healthy();
   below.loader_cpu_s = 1.7;
-  judge_round(below, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  judge_round(below, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 2});
   EXPECT_FALSE(has(below, "loader-bound"));
 }
 
@@ -78,7 +78,7 @@ TEST(Flags, LoaderStarvedOfItsCore) {
   EXPECT_FALSE(has(shared, "loader-bound"));
   RoundFigures two = healthy();
   two.loader_wait_s = 1.1;  // of two cores for 1 s
-  judge_round(two, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 2});
+  judge_round(two, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 2});
   EXPECT_TRUE(has(two, "loader-bound"));
 }
 
@@ -87,14 +87,14 @@ TEST(Flags, OpenPointShortOfItsRate) {
   r.target_rate = 10000;
   r.requests_per_s = 9400;
   r.latency.mean = 1000;
-  judge_round(r, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  judge_round(r, {.mode = LoadMode::kOpen, .connections = 100, .pipeline = 1, .loader_cores = 1});
   ASSERT_TRUE(has(r, "loader-bound"));
   EXPECT_EQ(r.notes.at(0), "asked for 10,000 requests/s, got 9,400: the offered load was not "
                            "delivered, so latency here is not at that rate");
   RoundFigures close = healthy();
   close.target_rate = 10000;
   close.requests_per_s = 9600;
-  judge_round(close, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  judge_round(close, {.mode = LoadMode::kOpen, .connections = 100, .pipeline = 1, .loader_cores = 1});
   EXPECT_FALSE(has(close, "loader-bound"));  // open points are not held to Little's law
 }
 
@@ -104,7 +104,7 @@ TEST(Flags, AnOpenPointShortWithEveryConnectionBusyIsTheServers) {
   r.target_rate = 448;
   r.requests_per_s = 187;
   r.latency.mean = 500000;
-  PointContext open{.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1,
+  PointContext open{.mode = LoadMode::kOpen, .connections = 100, .pipeline = 1, .loader_cores = 1,
                     .in_flight_at_end = 100, .mean_outstanding = 93.1};
   judge_round(r, open);
   EXPECT_EQ(r.flags, std::vector<std::string>{"server-bound"});
@@ -130,7 +130,7 @@ TEST(Flags, AnOpenPointShortWithEveryConnectionBusyIsTheServers) {
   external.target_rate = 448;
   external.requests_per_s = 187;
   external.latency.mean = 500000;
-  judge_round(external, {.mode = "open", .connections = 100, .pipeline = 1, .loader_cores = 1});
+  judge_round(external, {.mode = LoadMode::kOpen, .connections = 100, .pipeline = 1, .loader_cores = 1});
   EXPECT_EQ(external.flags, std::vector<std::string>{"server-bound"});
 }
 
@@ -149,7 +149,7 @@ TEST(Flags, LittlesLawOffInAClosedPoint) {
   EXPECT_FALSE(has(within, "loader-bound"));
   RoundFigures pipelined = healthy();
   pipelined.latency.mean = 40000;  // 400 in flight = 100 connections x 4 pipelined
-  judge_round(pipelined, {.mode = "closed", .connections = 100, .pipeline = 4, .loader_cores = 1});
+  judge_round(pipelined, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 4, .loader_cores = 1});
   EXPECT_FALSE(has(pipelined, "loader-bound"));
   // A latency long against the point: the requests in flight at its end bias the mean.
   RoundFigures censored = healthy();
@@ -174,7 +174,7 @@ TEST(Flags, LittlesLawOffInAClosedPoint) {
   RoundFigures rounded = healthy();
   rounded.requests_per_s = 30000;
   rounded.latency.mean = 0;
-  PointContext ab{.mode = "closed", .connections = 10, .pipeline = 1, .loader_cores = 1,
+  PointContext ab{.mode = LoadMode::kClosed, .connections = 10, .pipeline = 1, .loader_cores = 1,
                   .latency_resolution_s = 1e-3};
   rounded.kernel.established_peak = 10;
   judge_round(rounded, ab);
@@ -220,7 +220,7 @@ TEST(Flags, TheLoadersMeasuredInFlightDecidesOverLatency) {
                               "it, not the server, set the pace");
   // Pipelined: 100 connections x 4.
   RoundFigures pipelined = healthy();
-  judge_round(pipelined, {.mode = "closed", .connections = 100, .pipeline = 4, .loader_cores = 1,
+  judge_round(pipelined, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 4, .loader_cores = 1,
                           .mean_outstanding = 395});
   EXPECT_FALSE(has(pipelined, "loader-bound"));
 }
@@ -349,7 +349,7 @@ TEST(Flags, AnExternalLoadersListenDropsNeedAnOverflow) {
 TEST(Flags, UncountedConnectionsAreNotMissing) {
   RoundFigures r = healthy();
   r.kernel.established_peak = 0;
-  judge_round(r, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1,
+  judge_round(r, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 1,
                   .connections_counted = false});
   EXPECT_FALSE(has(r, "connections-missing"));
 }
@@ -483,7 +483,7 @@ TEST(Judge, ServerStarvedNamesWhatRanOnTheServerCpus) {
   RoundFigures round = healthy();
   round.server_cpus = {.wait_s = 0.14, .others_s = 0.31, .steal_s = 0.05, .others_share = 0.31,
                        .others = {{"postgres", 0.12}, {"python3", 0.09}}};
-  judge_round(round, {.mode = "closed", .connections = 100, .pipeline = 1, .loader_cores = 1,
+  judge_round(round, {.mode = LoadMode::kClosed, .connections = 100, .pipeline = 1, .loader_cores = 1,
                       .server_cpus = {0}});
   ASSERT_TRUE(has(round, "server-starved"));
   const std::string& note = round.notes.back();

@@ -112,7 +112,7 @@ TEST(ReportDiff, FailedPointsAreNotedNotCompared) {
 // The equal-load rate comes from each run's own slowest contestant: open points match across it.
 TEST(ReportDiff, OpenPointsMatchAcrossRatesWithANote) {
   RunResults a = small_run();
-  a.points[0].mode = "open";
+  a.points[0].mode = LoadMode::kOpen;
   a.points[0].rate = 7'100;
   RunResults b = a;
   b.points[0].rate = 7'500;

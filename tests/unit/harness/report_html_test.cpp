@@ -28,7 +28,7 @@ TEST(ReportHtml, TextFromTheResultsCannotEscapeItsElement) {
   results.contestants[1].description =
       "</script><script>document.body.dataset.injected = 1</script>";
   results.contestants[1].last_output = "<img src=x onerror=alert(1)>";
-  results.contestants[1].status = "failed";
+  results.contestants[1].status = ContestantStatus::kFailed;
   results.points[1].median.notes = {"</style><b>bold</b>"};
   const std::string page = render_html(results, kFakeUplot, kFakeCss);
   // Our own scripts plus uPlot's plus the data: the description added no element.

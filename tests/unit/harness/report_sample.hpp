@@ -65,7 +65,7 @@ inline RunResults small_run() {
   r.machine.server_cpus = "0";
   r.machine.load_cpus = "1";
   r.machine.warnings = {"server and loader share core 0"};
-  r.workloads = {{"hello", "GET", "/", "closed", "ringside"}};
+  r.workloads = {{"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside}};
   ContestantResult ringside;
   ringside.name = "ringside";
   ringside.description = "ringside serve";

@@ -31,8 +31,8 @@ PointResult closed_point(const std::string& contestant, double rate) {
 TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   RunResults results;
   results.baseline = "ringside";
-  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
-  results.workloads.push_back({"users", "GET", "/users/{1..10}", "closed", "ringside"});
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
+  results.workloads.push_back({"users", "GET", "/users/{1..10}", LoadMode::kClosed, LoaderKind::kRingside});
   ContestantResult ringside;
   ringside.name = "ringside";
   ringside.rss_idle_kib = 1536;
@@ -42,7 +42,7 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   results.contestants.push_back(node);
   ContestantResult broken;
   broken.name = "bun";
-  broken.status = "failed";
+  broken.status = ContestantStatus::kFailed;
   broken.reason = "validation failed: pipelined x16: closed";
   results.contestants.push_back(broken);
   results.points.push_back(closed_point("ringside", 120000));
@@ -98,8 +98,8 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
 TEST(ReportText, DatabaseColumnsOnlyWhereTheDatabaseServedQueries) {
   RunResults results;
   results.baseline = "ringside";
-  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
-  results.workloads.push_back({"users", "GET", "/users/{1..10}", "closed", "ringside"});
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
+  results.workloads.push_back({"users", "GET", "/users/{1..10}", LoadMode::kClosed, LoaderKind::kRingside});
   results.points.push_back(closed_point("ringside", 120000));  // hello: no database figures
   PointResult users = closed_point("ringside", 70000);
   users.workload = "users";
@@ -130,7 +130,7 @@ TEST(ReportText, DatabaseColumnsOnlyWhereTheDatabaseServedQueries) {
 TEST(ReportText, ARatioInsideTheNoiseIsATieAndTheVerdictFitsInAHundredColumns) {
   RunResults results;
   results.baseline = "ringside";
-  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
   results.points.push_back(closed_point("ringside", 100000));     // [99.0k-101.0k]
   results.points.push_back(closed_point("a-long-contestant-name", 101500));  // overlaps: a tie
   results.points.push_back(closed_point("node-http", 50000));
@@ -161,14 +161,14 @@ TEST(ReportText, ShortNumbers) {
 TEST(ReportText, AnOpenPointTheContestantCouldNotCarrySaysSoInsteadOfARatio) {
   RunResults results;
   results.baseline = "ringside";
-  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
   ContestantResult ringside, express;
   ringside.name = "ringside";
   express.name = "express";
   results.contestants = {ringside, express};
   for (const char* name : {"ringside", "express"}) {
     PointResult open = closed_point(name, 4000);
-    open.mode = "open";
+    open.mode = LoadMode::kOpen;
     open.rate = 4000;
     open.median.target_rate = 4000;
     results.points.push_back(open);

@@ -15,7 +15,7 @@ RunResults sample() {
   results.baseline = "ringside";
   results.machine.cores = 2;
   results.machine.warnings = {"server and loader share core 0"};
-  results.workloads.push_back({"hello", "GET", "/", "closed", "ringside"});
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
   results.load_engine = "ssh";
   results.server_address = "10.0.0.10";
   results.load_hosts = {{"gen1", "root@10.0.0.21", "/tmp/ringside-x", 0.0003, 0.0012}};

@@ -35,8 +35,8 @@ TEST(Scenario, EveryFieldHasADefault) {
   EXPECT_EQ(w.path, "/");
   EXPECT_EQ(w.method, "GET");
   EXPECT_EQ(w.connections, (std::vector<unsigned>{10, 100, 1000}));
-  EXPECT_EQ(w.mode, "closed");
-  EXPECT_EQ(w.loader, "ringside");
+  EXPECT_EQ(w.mode, LoadMode::kClosed);
+  EXPECT_EQ(w.loader, LoaderKind::kRingside);
   EXPECT_EQ(w.pipeline, 1u);
   EXPECT_TRUE(w.keep_alive);
 }

@@ -29,7 +29,7 @@ PointResult point(const std::string& contestant, unsigned connections, double rp
 RunResults run_of(const std::vector<std::string>& names) {
   RunResults r;
   r.baseline = "a";
-  r.workloads = {{"hello", "GET", "/", "closed", "ringside"}};
+  r.workloads = {{"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside}};
   for (const std::string& name : names) {
     ContestantResult c;
     c.name = name;
@@ -134,7 +134,7 @@ TEST(Verdict, AContestantMissingALevelOrFailingIsListedApart) {
 TEST(Verdict, OpenPointsAreNotRanked) {
   RunResults r = run_of({"a"});
   PointResult open = point("a", 10, 100, 99, 101);
-  open.mode = "open";
+  open.mode = LoadMode::kOpen;
   r.points = {open};
   EXPECT_TRUE(decide_verdict(r).workloads.empty());
 }
@@ -187,7 +187,7 @@ TEST(Verdict, SeveralLoadersAreRankedApart) {
   RunResults r = run_of({"nginx"});
   r.baseline = "nginx";
   PointResult wrk = point("nginx", 10, 200, 198, 202);
-  wrk.loader = "wrk";
+  wrk.loader = LoaderKind::kWrk;
   r.points = {point("nginx", 10, 100, 99, 101), wrk};
   const Verdict verdict = decide_verdict(r);
   const Ranking& t = verdict.workloads.at(0).throughput;
