@@ -58,6 +58,85 @@ std::string ContestantReport::line() const {
   return text;
 }
 
+namespace {
+
+void fail(ContestantReport& report, std::string problem) {
+  report.verdict = CheckVerdict::kFail;
+  report.problems.push_back(std::move(problem));
+}
+
+void stop_early(ContestantReport& report, const std::string& at) {
+  report.verdict = CheckVerdict::kInterrupted;
+  report.problems.push_back("interrupted " + at);
+}
+
+// Builds the contestant when its build is not cached; false (the report says why) to stop here.
+bool build_step(const Contestant& contestant, const ValidationRunOptions& options,
+                ContestantReport& report) {
+  if (options.cache.state(contestant) == BuildState::kNeedsBuild) {
+    say(options, contestant.name() + ": building");
+  }
+  BuildOutcome built =
+      build_if_needed(contestant, options.cache, options.build_timeout_s, options.stop);
+  if (interrupted(options)) {
+    stop_early(report, "while building");
+    return false;
+  }
+  if (!built.ok) {
+    fail(report, built.reason);
+    return false;
+  }
+  return true;
+}
+
+// Waits for the started server to be ready, then runs the checks on its routes.
+void check_step(const Contestant& contestant, RunningContestant& server,
+                const ValidationRunOptions& options, ContestantReport& report) {
+  ReadyResult ready = server.wait_ready(options.ready_timeout_s, options.stop);
+  if (ready.ok) {
+    say(options, contestant.name() + ": ready on " + server.host() + " port " +
+                     std::to_string(server.port()) + ", checking");
+    ValidateOptions checks = options.checks;
+    checks.stop = options.stop;
+    checks.pipelining = contestant.manifest.pipelining;
+    checks.host = server.host();
+    // Without a database its database routes answer 503 by design: check the others.
+    std::vector<Route> routes = contestant.manifest.routes;
+    if (options.start.db_url == "none") {
+      std::erase_if(routes, is_database_route);
+    }
+    report.checks = validate_server(server.port(), routes, checks);
+    for (const Check& check : report.checks) {
+      if (!check.passed) fail(report, check.name + ": " + check.reason);
+    }
+  } else if (ready.interrupted) {
+    stop_early(report, "before it was ready");
+  } else {
+    fail(report, ready.reason);
+  }
+  if (interrupted(options) && report.verdict != CheckVerdict::kInterrupted) {
+    stop_early(report, "while checking");
+  }
+}
+
+// Stops the server with its stop signal; a stop that left something behind is a failure.
+void stop_step(const Contestant& contestant, RunningContestant& server,
+               const ValidationRunOptions& options, ContestantReport& report) {
+  say(options, contestant.name() + ": stopping with " + contestant.manifest.stop_signal_name);
+  const StopResult stopped = server.stop(options.stop_grace_s);
+  const std::string problem = stopped.problem();
+  if (!problem.empty()) {
+    if (report.verdict == CheckVerdict::kInterrupted) {
+      report.problems.push_back(problem);
+    } else {
+      fail(report, "stop: " + problem);
+    }
+  }
+  if (report.verdict == CheckVerdict::kFail) report.last_output = server.last_output(5);
+}
+
+}  // namespace
+
 ContestantReport validate_contestant(const Contestant& contestant,
                                      const ValidationRunOptions& options) {
   ContestantReport report;
@@ -70,32 +149,9 @@ ContestantReport validate_contestant(const Contestant& contestant,
     return report;
   }
   report.version = runtime_version(contestant);
-
-  auto fail = [&](std::string problem) {
-    report.verdict = CheckVerdict::kFail;
-    report.problems.push_back(std::move(problem));
-  };
-  auto stop_early = [&](const std::string& at) {
-    report.verdict = CheckVerdict::kInterrupted;
-    report.problems.push_back("interrupted " + at);
-  };
-
-  if (options.cache.state(contestant) == BuildState::kNeedsBuild) {
-    say(options, contestant.name() + ": building");
-  }
-  BuildOutcome built =
-      build_if_needed(contestant, options.cache, options.build_timeout_s, options.stop);
-  if (interrupted(options)) {
-    stop_early("while building");
-    return report;
-  }
-  if (!built.ok) {
-    fail(built.reason);
-    return report;
-  }
-
+  if (!build_step(contestant, options, report)) return report;
   if (options.start.host != "127.0.0.1" && !contestant.takes_host()) {
-    fail(no_host_reason(options.start.host));
+    fail(report, no_host_reason(options.start.host));
     return report;
   }
   say(options, contestant.name() + ": starting");
@@ -103,44 +159,11 @@ ContestantReport validate_contestant(const Contestant& contestant,
   try {
     server.emplace(contestant, options.start);
   } catch (const std::exception& error) {
-    fail(std::string("start: ") + error.what());
+    fail(report, std::string("start: ") + error.what());
     return report;
   }
-  ReadyResult ready = server->wait_ready(options.ready_timeout_s, options.stop);
-  if (ready.ok) {
-    say(options, contestant.name() + ": ready on " + server->host() + " port " +
-                     std::to_string(server->port()) + ", checking");
-    ValidateOptions checks = options.checks;
-    checks.stop = options.stop;
-    checks.pipelining = contestant.manifest.pipelining;
-    checks.host = server->host();
-    // Without a database its database routes answer 503 by design: check the others.
-    std::vector<Route> routes = contestant.manifest.routes;
-    if (options.start.db_url == "none") {
-      std::erase_if(routes, is_database_route);
-    }
-    report.checks = validate_server(server->port(), routes, checks);
-    for (const Check& check : report.checks) {
-      if (!check.passed) fail(check.name + ": " + check.reason);
-    }
-  } else if (ready.interrupted) {
-    stop_early("before it was ready");
-  } else {
-    fail(ready.reason);
-  }
-  if (interrupted(options) && report.verdict != CheckVerdict::kInterrupted) stop_early("while checking");
-
-  say(options, contestant.name() + ": stopping with " + contestant.manifest.stop_signal_name);
-  const StopResult stopped = server->stop(options.stop_grace_s);
-  const std::string problem = stopped.problem();
-  if (!problem.empty()) {
-    if (report.verdict == CheckVerdict::kInterrupted) {
-      report.problems.push_back(problem);
-    } else {
-      fail("stop: " + problem);
-    }
-  }
-  if (report.verdict == CheckVerdict::kFail) report.last_output = server->last_output(5);
+  check_step(contestant, *server, options, report);
+  stop_step(contestant, *server, options, report);
   return report;
 }
 

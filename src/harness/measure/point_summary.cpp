@@ -65,10 +65,10 @@ void judge_open_rate(RoundFigures& round, const PointContext& context) {
   }
 }
 
-void judge_loader(RoundFigures& round, const PointContext& context) {
+// The loader's own CPU: busy, or waiting for a core (load hosts: each on its own CPU).
+void judge_loader_cpu(RoundFigures& round, const PointContext& context) {
   const double cores = std::max(context.loader_cores, 1.0);
   const double wall = round.duration_s;
-  if (!(wall > 0)) return;
   const double cpu_share = round.loader_cpu_s / (wall * cores);
   const double wait_share =
       (std::isfinite(round.loader_wait_s) ? round.loader_wait_s : 0) / (wall * cores);
@@ -97,7 +97,11 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
              "): another process took its core, or its cgroup's CPU quota ran out, so it, not "
              "the server, set the pace");
   }
-  judge_open_rate(round, context);
+}
+
+// A closed loop that did not keep its connections busy (Little's law): the loader set the pace.
+void judge_in_flight(RoundFigures& round, const PointContext& context) {
+  const double wall = round.duration_s;
   const bool connections_complete =
       !context.connections_counted || round.kernel.established_peak >= context.connections;
   if (context.mode == LoadMode::kClosed && context.mean_outstanding >= 0) {
@@ -139,6 +143,13 @@ void judge_loader(RoundFigures& round, const PointContext& context) {
   }
 }
 
+void judge_loader(RoundFigures& round, const PointContext& context) {
+  if (!(round.duration_s > 0)) return;
+  judge_loader_cpu(round, context);
+  judge_open_rate(round, context);
+  judge_in_flight(round, context);
+}
+
 // Requests an external loader lost in a way a reset can cause: every error class it reports but
 // timeouts, malformed answers and ab's length mismatches (which had answers).
 std::uint64_t lost_to_resets(const RoundFigures& round) {
@@ -151,7 +162,8 @@ std::uint64_t lost_to_resets(const RoundFigures& round) {
   return lost;
 }
 
-void judge_kernel(RoundFigures& round, const PointContext& context) {
+// Connections the kernel dropped at a full listen queue.
+void judge_listen_queue(RoundFigures& round, const PointContext& context) {
   const KernelFigures& k = round.kernel;
   if (context.listen_drops_per_port) {
     // The server's own listening sockets say it; the machine-wide counters may be anyone's. A
@@ -174,6 +186,11 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
              " SYNs dropped): clients waited for SYN retransmits; latency here is the kernel's, "
              "not the server's");
   }
+}
+
+// Connects that needed a SYN sent again, and requests lost to resets.
+void judge_syns_and_resets(RoundFigures& round, const PointContext& context) {
+  const KernelFigures& k = round.kernel;
   if (context.slow_connects >= 0) {
     if (context.slow_connects > 0) {
       flag(round, "syn-retransmits",
@@ -204,6 +221,12 @@ void judge_kernel(RoundFigures& round, const PointContext& context) {
              " requests to errors a reset causes: connections were refused or torn down, this "
              "server's or another program's");
   }
+}
+
+void judge_kernel(RoundFigures& round, const PointContext& context) {
+  judge_listen_queue(round, context);
+  judge_syns_and_resets(round, context);
+  const KernelFigures& k = round.kernel;
   if (context.mode == LoadMode::kClosed && context.connections_counted &&
       k.established_peak < context.connections) {
     flag(round, "connections-missing",

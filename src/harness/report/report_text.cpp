@@ -217,77 +217,97 @@ std::string memory_text(double kib) {
   return printf_text("%.0f KB", kib);
 }
 
-std::string render_text_report(const RunResults& results) {
-  const Verdict verdict = decide_verdict(results);
-  std::string text = verdict_text(verdict);
-  for (const WorkloadInfo& workload : results.workloads) {
-    std::vector<Row> rows = {{"contestant", "#", "mode", "conns", "req/s", "interval", "p50", "p99",
-                              "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
-                              "vs " + results.baseline, "flags"}};
-    // The database's CPU and queries per request, where the harness's PostgreSQL served some.
-    const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {
-      return p.workload == workload.name && database_worked(p);
-    });
-    if (database) rows[0].insert(rows[0].begin() + 11, {"DB us/req", "q/req"});
-    std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
-    std::vector<std::string> noisy;
-    std::vector<const PointResult*> noisy_points;
-    for (const PointResult& point : results.points) {
-      if (point.workload != workload.name) continue;
-      const ContestantResult* contestant = contestant_named(results, point.contestant);
-      const std::string mode = point.mode == LoadMode::kOpen ? "open " + short_rate(point.rate) + "/s" : "closed";
-      if (point.rounds.empty()) {
-        rows.push_back({point.contestant, "", mode, std::to_string(point.connections), "failed", "", "",
-                        "", "", "", "", "", "", "", point.failure});
-        if (database) rows.back().insert(rows.back().begin() + 11, {"", ""});
-        continue;
-      }
-      const RoundFigures& m = point.median;
-      std::string flags;
-      for (const std::string& flag : m.flags) flags += (flags.empty() ? "" : ",") + flag;
-      if (point.noisy) flags += std::string(flags.empty() ? "" : ",") + "noisy";
-      if (!point.failure.empty()) flags += std::string(flags.empty() ? "" : ",") + "failed";
-      rows.push_back({point.contestant, place_at(verdict, point), mode,
-                      std::to_string(point.connections), short_rate(m.requests_per_s),
-                      span_text(requests_per_s_span(point), short_rate),
-                      latency_text(m.latency.p50), latency_text(m.latency.p99),
-                      latency_text(m.latency.max), errors_text(m),
-                      std::isfinite(m.server_cpu_us_per_request) ? printf_text("%.1f", m.server_cpu_us_per_request) : "-",
-                      memory_text(contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured),
-                      memory_text(m.rss_peak_kib), ratio_text(results, point), flags});
-      if (database) {
-        rows.back().insert(rows.back().begin() + 11,
-                           {std::isfinite(m.database.cpu_us_per_request)
-                                ? printf_text("%.1f", m.database.cpu_us_per_request)
-                                : "-",
-                            std::isfinite(m.database.queries_per_request)
-                                ? printf_text("%.2f", m.database.queries_per_request)
-                                : "-"});
-      }
-      const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
-                                (point.mode == LoadMode::kOpen ? " open" : "");
-      for (const std::string& note : m.notes) notes.emplace_back(where, note);
-      if (point.noisy) {
-        noisy.push_back(where);
-        noisy_points.push_back(&point);
-      }
-      if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
-    }
-    if (rows.size() == 1) continue;
-    text += "\n" + workload.name + " (" + workload.method + " " + workload.path + ")\n";
-    text += render_table(rows);
-    for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
-    if (!noisy.empty()) {
-      // One line for all of them (on a busy machine most points may be noisy), and one on what
-      // else used the server's CPUs in their rounds; each point's own note is in report.md.
-      std::string which;
-      for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
-      text += "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(rows.size() - 1) +
-              " points: " + which + "): they did not converge, their requests/s interval stayed "
-              "wider than the run's target; give the run more time_budget or quiet the machine\n";
-      text += "    " + neighbours_text(noisy_points) + "\n";
-    }
+namespace {
+
+constexpr std::size_t kDatabaseColumns = 11;  // where "DB us/req" and "q/req" go, when shown
+
+// One point's row of its workload's table.
+Row point_row(const RunResults& results, const Verdict& verdict, const PointResult& point,
+              bool database) {
+  const ContestantResult* contestant = contestant_named(results, point.contestant);
+  const std::string mode = point.mode == LoadMode::kOpen ? "open " + short_rate(point.rate) + "/s" : "closed";
+  Row row;
+  if (point.rounds.empty()) {
+    row = {point.contestant, "", mode, std::to_string(point.connections), "failed", "", "",
+           "", "", "", "", "", "", "", point.failure};
+    if (database) row.insert(row.begin() + kDatabaseColumns, {"", ""});
+    return row;
   }
+  const RoundFigures& m = point.median;
+  std::string flags;
+  for (const std::string& flag : m.flags) flags += (flags.empty() ? "" : ",") + flag;
+  if (point.noisy) flags += std::string(flags.empty() ? "" : ",") + "noisy";
+  if (!point.failure.empty()) flags += std::string(flags.empty() ? "" : ",") + "failed";
+  row = {point.contestant, place_at(verdict, point), mode,
+         std::to_string(point.connections), short_rate(m.requests_per_s),
+         span_text(requests_per_s_span(point), short_rate),
+         latency_text(m.latency.p50), latency_text(m.latency.p99),
+         latency_text(m.latency.max), errors_text(m),
+         std::isfinite(m.server_cpu_us_per_request) ? printf_text("%.1f", m.server_cpu_us_per_request) : "-",
+         memory_text(contestant != nullptr ? contestant->rss_idle_kib : kUnmeasured),
+         memory_text(m.rss_peak_kib), ratio_text(results, point), flags};
+  if (database) {
+    row.insert(row.begin() + kDatabaseColumns,
+               {std::isfinite(m.database.cpu_us_per_request)
+                    ? printf_text("%.1f", m.database.cpu_us_per_request)
+                    : "-",
+                std::isfinite(m.database.queries_per_request)
+                    ? printf_text("%.2f", m.database.queries_per_request)
+                    : "-"});
+  }
+  return row;
+}
+
+// One line for all the noisy points (on a busy machine most may be), and one on what else used
+// the server's CPUs in their rounds; each point's own note is in report.md.
+std::string noisy_text(const std::vector<std::string>& noisy,
+                       const std::vector<const PointResult*>& noisy_points, std::size_t points) {
+  if (noisy.empty()) return "";
+  std::string which;
+  for (const std::string& where : noisy) which += (which.empty() ? "" : ", ") + where;
+  return "    noisy (" + std::to_string(noisy.size()) + " of " + std::to_string(points) +
+         " points: " + which + "): they did not converge, their requests/s interval stayed "
+         "wider than the run's target; give the run more time_budget or quiet the machine\n" +
+         "    " + neighbours_text(noisy_points) + "\n";
+}
+
+// A workload's table and its points' notes; "" when it has no point.
+std::string workload_text(const RunResults& results, const Verdict& verdict,
+                          const WorkloadInfo& workload) {
+  std::vector<Row> rows = {{"contestant", "#", "mode", "conns", "req/s", "interval", "p50", "p99",
+                            "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
+                            "vs " + results.baseline, "flags"}};
+  // The database's CPU and queries per request, where the harness's PostgreSQL served some.
+  const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {
+    return p.workload == workload.name && database_worked(p);
+  });
+  if (database) rows[0].insert(rows[0].begin() + kDatabaseColumns, {"DB us/req", "q/req"});
+  std::vector<std::pair<std::string, std::string>> notes;  // (where, note)
+  std::vector<std::string> noisy;
+  std::vector<const PointResult*> noisy_points;
+  for (const PointResult& point : results.points) {
+    if (point.workload != workload.name) continue;
+    rows.push_back(point_row(results, verdict, point, database));
+    if (point.rounds.empty()) continue;
+    const std::string where = point.contestant + " c=" + std::to_string(point.connections) +
+                              (point.mode == LoadMode::kOpen ? " open" : "");
+    for (const std::string& note : point.median.notes) notes.emplace_back(where, note);
+    if (point.noisy) {
+      noisy.push_back(where);
+      noisy_points.push_back(&point);
+    }
+    if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
+  }
+  if (rows.size() == 1) return "";
+  std::string text = "\n" + workload.name + " (" + workload.method + " " + workload.path + ")\n";
+  text += render_table(rows);
+  for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
+  return text + noisy_text(noisy, noisy_points, rows.size() - 1);
+}
+
+// After the tables: who was not measured, the shield, warnings, load hosts, a partial run.
+std::string run_footer_text(const RunResults& results) {
+  std::string text;
   std::string absent;
   for (const ContestantResult& contestant : results.contestants) {
     if (contestant.status == ContestantStatus::kRan) continue;
@@ -305,6 +325,15 @@ std::string render_text_report(const RunResults& results) {
   for (const std::string& warning : load_host_warnings(results)) text += "warning: " + warning + "\n";
   if (results.partial) text += "\nPARTIAL: the run was stopped before every point was measured\n";
   return text;
+}
+
+}  // namespace
+
+std::string render_text_report(const RunResults& results) {
+  const Verdict verdict = decide_verdict(results);
+  std::string text = verdict_text(verdict);
+  for (const WorkloadInfo& workload : results.workloads) text += workload_text(results, verdict, workload);
+  return text + run_footer_text(results);
 }
 
 }  // namespace ringside::harness
