@@ -8,8 +8,8 @@
 
 #include <algorithm>
 #include <cctype>
-#include <charconv>
 #include <cerrno>
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstdio>
@@ -18,6 +18,7 @@
 #include <filesystem>
 #include <fstream>
 #include <limits>
+#include <optional>
 #include <stdexcept>
 #include <thread>
 
@@ -449,85 +450,129 @@ std::string read_output(const std::string& path) {
   return text;
 }
 
-}  // namespace
-
-LoaderOutcome run_external_loader(const LoaderSpec& spec, const std::atomic<bool>* stop) {
-  LoaderOutcome outcome;
-  const std::string_view name = loader_name(spec.kind);
-  std::vector<std::string> argv = loader_argv(spec, outcome.error);
-  if (!outcome.error.empty()) return outcome;
-  if (!on_path(loader_program(spec.kind))) {
-    outcome.error = std::string(name) + " is not installed: run scripts/setup";
-    return outcome;
-  }
+// The loader's command line and the CPUs to pin it to; an error for a spec it cannot run, a tool
+// not on PATH or a CPU list that does not parse.
+ProcessSpec plan_process(const LoaderSpec& spec, std::string& error) {
   ProcessSpec process;
-  process.cpus = parse_cpu_list(spec.cpus, outcome.error);
-  if (!outcome.error.empty()) return outcome;
+  process.argv = loader_argv(spec, error);
+  if (!error.empty()) return process;
+  if (!on_path(loader_program(spec.kind))) {
+    error = std::string(loader_name(spec.kind)) + " is not installed: run scripts/setup";
+    return process;
+  }
+  process.cpus = parse_cpu_list(spec.cpus, error);
+  return process;
+}
 
+// A fresh temporary directory holding the files the loader reads; "" and an error if not.
+std::string write_loader_files(const LoaderSpec& spec, std::string& error) {
   std::string dir;
   try {
     dir = make_temp_dir();
     for (const auto& file : loader_files(spec)) write_file(dir + "/" + file.name, file.contents);
   } catch (const std::exception& problem) {
     if (!dir.empty()) std::filesystem::remove_all(dir);
-    outcome.error = std::string(name) + ": " + problem.what();
-    return outcome;
+    error = std::string(loader_name(spec.kind)) + ": " + problem.what();
+    return {};
   }
-  for (auto& argument : argv) {
+  return dir;
+}
+
+// Points the command line's file arguments into dir, and the output into dir/output.txt.
+void place_in_dir(ProcessSpec& process, const std::string& dir) {
+  for (auto& argument : process.argv) {
     if (argument.starts_with(kLoaderFilesDir)) {
       argument = dir + argument.substr(kLoaderFilesDir.size());
     }
   }
-  process.argv = argv;
   process.output_path = dir + "/output.txt";
+}
 
-  const double timeout_s =
-      spec.timeout_s > 0 ? spec.timeout_s
-      : spec.duration_s > 0
-          ? spec.duration_s + kTimeoutSlackS
-          : kTimeoutSlackS + double(spec.requests) * kCountModeSPerRequest;
-  Reaped reaped;
+// The spec's timeout, else the duration plus slack (count mode: slack plus 10 ms a request).
+double timeout_of(const LoaderSpec& spec) {
+  return spec.timeout_s > 0    ? spec.timeout_s
+         : spec.duration_s > 0 ? spec.duration_s + kTimeoutSlackS
+                               : kTimeoutSlackS + double(spec.requests) * kCountModeSPerRequest;
+}
+
+// Starts the loader, waits for it and reaps it; nothing and an error when it cannot be started.
+std::optional<Reaped> start_and_reap(const ProcessSpec& process, std::string_view name,
+                                     double timeout_s, const std::atomic<bool>* stop,
+                                     std::string& error) {
   try {
     ChildProcess child(process);
-    reaped = wait_for(child, timeout_s, stop);
+    const Reaped reaped = wait_for(child, timeout_s, stop);
     // The leader is reaped; this sweeps anything it left in its group.
     (void)child.stop(SIGKILL, 0);
+    return reaped;
   } catch (const std::exception& problem) {
+    error = std::string(name) + ": " + problem.what();
+    return std::nullopt;
+  }
+}
+
+// The figures in the tool's report; parse_error says so when the output is not one.
+RoundFigures parse_output(const LoaderSpec& spec, std::string_view output,
+                          std::string& parse_error) {
+  switch (spec.kind) {
+    case LoaderKind::kWrk: return parse_wrk_output(output, parse_error);
+    case LoaderKind::kAb: return parse_ab_output(output, parse_error);
+    case LoaderKind::kH2load: return parse_h2load_output(output, parse_error);
+    case LoaderKind::kHey: return parse_hey_output(output, parse_error);
+    case LoaderKind::kRingside: break;
+  }
+  return {};
+}
+
+// The loader's own CPU time from wait4, and its share of the CPUs it was allowed.
+void add_loader_cpu(RoundFigures& figures, double cpu_s, const std::vector<int>& cpus) {
+  figures.loader_cpu_s = cpu_s;
+  if (figures.duration_s > 0 && !std::isnan(cpu_s)) {
+    figures.loader_cpu_share = cpu_s / (figures.duration_s * allowed_cpus(cpus));
+  }
+}
+
+// "" when the loader ran to its end and its report parsed; else one line saying what went wrong.
+std::string run_error(std::string_view name, const Reaped& reaped, const std::string& parse_error,
+                      double timeout_s, const std::string& output) {
+  if (reaped.interrupted) return std::string(name) + " was stopped before it finished";
+  if (reaped.timed_out) {
+    return std::string(name) + " did not finish within " + format_seconds(timeout_s) + ": killed";
+  }
+  if (!parse_error.empty()) return parse_error + " (" + describe_wait_status(reaped.status) + ")";
+  if (!WIFEXITED(reaped.status) || WEXITSTATUS(reaped.status) != 0) {
+    return std::string(name) + " failed (" + describe_wait_status(reaped.status) +
+           "): " + tail_lines(output, 2);
+  }
+  return {};
+}
+
+}  // namespace
+
+LoaderOutcome run_external_loader(const LoaderSpec& spec, const std::atomic<bool>* stop) {
+  LoaderOutcome outcome;
+  ProcessSpec process = plan_process(spec, outcome.error);
+  if (!outcome.error.empty()) return outcome;
+  const std::string dir = write_loader_files(spec, outcome.error);
+  if (!outcome.error.empty()) return outcome;
+  place_in_dir(process, dir);
+
+  const double timeout_s = timeout_of(spec);
+  const std::string_view name = loader_name(spec.kind);
+  const std::optional<Reaped> reaped =
+      start_and_reap(process, name, timeout_s, stop, outcome.error);
+  if (!reaped) {
     std::filesystem::remove_all(dir);
-    outcome.error = std::string(name) + ": " + problem.what();
     return outcome;
   }
   outcome.output = read_output(process.output_path);
   std::filesystem::remove_all(dir);
 
   std::string parse_error;
-  switch (spec.kind) {
-    case LoaderKind::kWrk: outcome.figures = parse_wrk_output(outcome.output, parse_error); break;
-    case LoaderKind::kAb: outcome.figures = parse_ab_output(outcome.output, parse_error); break;
-    case LoaderKind::kH2load:
-      outcome.figures = parse_h2load_output(outcome.output, parse_error);
-      break;
-    case LoaderKind::kHey: outcome.figures = parse_hey_output(outcome.output, parse_error); break;
-    case LoaderKind::kRingside: break;
-  }
-  outcome.figures.loader_cpu_s = reaped.cpu_s;
-  if (outcome.figures.duration_s > 0 && !std::isnan(reaped.cpu_s)) {
-    outcome.figures.loader_cpu_share =
-        reaped.cpu_s / (outcome.figures.duration_s * allowed_cpus(process.cpus));
-  }
+  outcome.figures = parse_output(spec, outcome.output, parse_error);
+  add_loader_cpu(outcome.figures, reaped->cpu_s, process.cpus);
   if (spec.rate > 0) outcome.figures.target_rate = spec.rate;
-
-  if (reaped.interrupted) {
-    outcome.error = std::string(name) + " was stopped before it finished";
-  } else if (reaped.timed_out) {
-    outcome.error = std::string(name) + " did not finish within " + format_seconds(timeout_s) +
-                    ": killed";
-  } else if (!parse_error.empty()) {
-    outcome.error = parse_error + " (" + describe_wait_status(reaped.status) + ")";
-  } else if (!WIFEXITED(reaped.status) || WEXITSTATUS(reaped.status) != 0) {
-    outcome.error = std::string(name) + " failed (" + describe_wait_status(reaped.status) +
-                    "): " + tail_lines(outcome.output, 2);
-  }
+  outcome.error = run_error(name, *reaped, parse_error, timeout_s, outcome.output);
   return outcome;
 }
 

@@ -28,6 +28,7 @@ namespace ringside::harness {
 namespace {
 
 using Clock = std::chrono::steady_clock;
+using Deadline = std::chrono::time_point<Clock, std::chrono::duration<double>>;  // now + seconds
 
 constexpr double kCopyTimeoutS = 120;
 constexpr double kCheckTimeoutS = 30;
@@ -240,6 +241,143 @@ std::string number_text(double value) {
   return text;
 }
 
+// "load host NAME (DESTINATION)": how every message names a host.
+std::string host_label(const LoadHost& host) {
+  return "load host " + host.name + " (" + host.destination + ")";
+}
+
+// scp reads a bracketed IPv6 host: "user@[fd00::1]:path".
+std::string scp_host(const std::string& destination) {
+  std::string target = destination;
+  if (const std::size_t at = target.rfind('@');
+      target.find(':', at == std::string::npos ? 0 : at) != std::string::npos) {
+    const std::size_t from = at == std::string::npos ? 0 : at + 1;
+    target = target.substr(0, from) + "[" + target.substr(from) + "]";
+  }
+  return target;
+}
+
+// scp's command line copying `self` to `part` on the host, with the scenario's ssh options.
+std::vector<std::string> scp_argv(const std::vector<std::string>& ssh_options, const LoadHost& host,
+                                  const std::string& self, const std::string& part) {
+  // Not -q: it silences ssh too, and the reason a host cannot be reached is the message.
+  std::vector<std::string> scp = {"scp"};
+  scp.insert(scp.end(), ssh_options.begin(), ssh_options.end());
+  for (const char* option : {"BatchMode=yes", "ConnectTimeout=10"}) {
+    scp.push_back("-o");
+    scp.push_back(option);
+  }
+  if (!host.port.empty()) {
+    scp.push_back("-P");
+    scp.push_back(host.port);
+  }
+  // Our own path, not /proc/self/exe: scp would read its own.
+  scp.push_back(self);
+  scp.push_back(scp_host(host.destination) + ":" + part);
+  return scp;
+}
+
+// Asks the clock session for the time once and keeps the sample in facts if its round trip is
+// the shortest yet; false when no usable answer came back.
+bool take_clock_sample(Piped& session, Deadline deadline, LoadHostFacts& facts) {
+  const double sent = wall_now();
+  if (!session.write_line("t")) return false;
+  std::size_t newline = std::string::npos;
+  while ((newline = session.out.find('\n')) == std::string::npos && !session.done() &&
+         Clock::now() < deadline) {
+    session.pump(0.01);
+  }
+  const double received = wall_now();
+  if (newline == std::string::npos) return false;
+  const std::string line = session.out.substr(0, newline);
+  session.out.erase(0, newline + 1);
+  char* end = nullptr;
+  const double remote = std::strtod(line.c_str(), &end);
+  if (end == line.c_str() || line.find('N') != std::string::npos) return false;
+  const double round_trip = received - sent;
+  if (!(round_trip >= facts.round_trip_s)) {  // NaN at first
+    facts.round_trip_s = round_trip;
+    facts.clock_offset_s = remote - (sent + received) / 2;
+  }
+  return true;
+}
+
+// Measures the host's clock against this one's into facts over ssh (its argv); "" or why not.
+std::string measure_clock(std::vector<std::string> ssh, const std::string& where,
+                          LoadHostFacts& facts) {
+  // The clock: one session answers a line with the time, so each sample's round trip is the
+  // network's and a fork's, not a handshake's; the sample with the shortest round trip wins.
+  ssh.push_back("while read line; do date +%s.%N; done");
+  Piped session(ssh);
+  const auto deadline = Clock::now() + std::chrono::duration<double>(kClockTimeoutS);
+  for (int sample = 0; sample < kClockSamples; ++sample) {
+    if (!take_clock_sample(session, deadline, facts)) break;
+  }
+  session.stop(kStopGraceS);
+  if (!std::isfinite(facts.clock_offset_s)) {
+    return where + ": cannot read its clock (`date +%s.%N` over ssh: " +
+           tail_lines(session.err.empty() ? session.out : session.err, 2) +
+           "): the load hosts need GNU date (coreutils)";
+  }
+  return {};
+}
+
+using Sessions = std::vector<std::unique_ptr<Piped>>;
+
+// Whether every session has exited and closed its outputs.
+bool all_done(const Sessions& sessions) {
+  for (const auto& s : sessions) {
+    if (!s->done()) return false;
+  }
+  return true;
+}
+
+// Pumps the sessions until all are done or the deadline passes (then true). The first time *stop
+// is set or tick returns false, closes their inputs, which ends the loads on the hosts.
+bool pump_until_done(Sessions& sessions, Deadline deadline, const std::atomic<bool>* stop,
+                     const std::function<bool(double)>& tick, double start_epoch_s) {
+  bool stopped = false;
+  while (!all_done(sessions)) {
+    for (auto& s : sessions) s->pump(0.0);
+    if (!stopped && ((stop != nullptr && stop->load()) || !tick(start_epoch_s))) {
+      stopped = true;
+      // Closing their input ends the loads on the hosts (the watcher's SIGTERM): each prints
+      // what it measured, which is kept.
+      for (auto& s : sessions) s->close_input();
+    }
+    if (Clock::now() >= deadline) return true;
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  }
+  return false;
+}
+
+// One host's result (its JSON, then its per-second log) from its session's output into outcome;
+// "" or one line saying why there is none.
+std::string read_host_result(const Piped& s, const LoadHost& host, bool timed_out, double bound,
+                             RemoteOutcome& outcome) {
+  const std::string where = host_label(host);
+  const std::size_t marker = s.out.find(kLogMarker);
+  const std::string json = s.out.substr(0, marker);
+  const nlohmann::json document = nlohmann::json::parse(json, nullptr, false);
+  if (document.is_discarded() || !document.is_object()) {
+    Finished f;
+    f.status = s.status();
+    f.timed_out = timed_out && !s.status();
+    f.out = s.out;
+    f.err = s.err;
+    return where + ": ringside load gave no result (" + failure_of(f, bound) +
+           "): run it there by hand to see why";
+  }
+  try {
+    outcome.generators.push_back(load::read_generator_json(document, host.name));
+    outcome.logs.push_back(
+        marker == std::string::npos ? "" : s.out.substr(marker + std::strlen(kLogMarker)));
+  } catch (const load::MergeError& error) {
+    return where + ": " + error.what();
+  }
+  return {};
+}
+
 }  // namespace
 
 std::uint64_t share_of(std::uint64_t total, std::size_t hosts, std::size_t i) {
@@ -287,84 +425,55 @@ std::string LoadHosts::prepare(const std::function<void(const std::string&)>& sa
   facts_.clear();
   for (const LoadHost& host : setup_.hosts) {
     if (stop_ != nullptr && stop_->load()) return "interrupted while preparing the load hosts";
-    LoadHostFacts facts;
-    facts.name = host.name;
-    facts.destination = host.destination;
-    facts.binary = binary_;
-    const std::string where = "load host " + host.name + " (" + host.destination + ")";
-    say("copying ringside to " + where + ":" + binary_);
-    const std::string part = binary_ + ".part-" + std::to_string(getpid());
-    // Not -q: it silences ssh too, and the reason a host cannot be reached is the message.
-    std::vector<std::string> scp = {"scp"};
-    scp.insert(scp.end(), setup_.ssh_options.begin(), setup_.ssh_options.end());
-    for (const char* option : {"BatchMode=yes", "ConnectTimeout=10"}) {
-      scp.push_back("-o");
-      scp.push_back(option);
-    }
-    if (!host.port.empty()) {
-      scp.push_back("-P");
-      scp.push_back(host.port);
-    }
-    // Our own path, not /proc/self/exe: scp would read its own.
-    scp.push_back(self);
-    // scp reads a bracketed IPv6 host: "user@[fd00::1]:path".
-    std::string target = host.destination;
-    if (const std::size_t at = target.rfind('@'); target.find(':', at == std::string::npos ? 0 : at) != std::string::npos) {
-      const std::size_t from = at == std::string::npos ? 0 : at + 1;
-      target = target.substr(0, from) + "[" + target.substr(from) + "]";
-    }
-    scp.push_back(target + ":" + part);
-    const Finished copied = run_to_end(scp, kCopyTimeoutS, stop_);
-    if (!succeeded(copied)) {
-      return where + ": cannot copy " + self + " there with scp (" + failure_of(copied, kCopyTimeoutS) +
-             "): check that `ssh` with the scenario's ssh_options logs in without a password and "
-             "that " + binary_ + "'s folder is writable, or set [load] remote_binary";
-    }
-    std::vector<std::string> check = ssh_argv(host);
-    check.push_back("chmod 755 " + shell_quote(part) + " && mv -f " + shell_quote(part) + " " +
-                    shell_quote(binary_) + " && " + shell_quote(binary_) + " --version");
-    const Finished version = run_to_end(check, kCheckTimeoutS, stop_);
-    if (!succeeded(version) || version.out.find("ringside") == std::string::npos) {
-      return where + ": the copied ringside does not run there (" + failure_of(version, kCheckTimeoutS) +
-             "): the load hosts need the same architecture; copy a static release build "
-             "(scripts/build release)";
-    }
-    // The clock: one session answers a line with the time, so each sample's round trip is the
-    // network's and a fork's, not a handshake's; the sample with the shortest round trip wins.
-    std::vector<std::string> clock = ssh_argv(host);
-    clock.push_back("while read line; do date +%s.%N; done");
-    Piped session(clock);
-    const auto deadline = Clock::now() + std::chrono::duration<double>(kClockTimeoutS);
-    for (int sample = 0; sample < kClockSamples; ++sample) {
-      const double sent = wall_now();
-      if (!session.write_line("t")) break;
-      std::size_t newline = std::string::npos;
-      while ((newline = session.out.find('\n')) == std::string::npos && !session.done() &&
-             Clock::now() < deadline) {
-        session.pump(0.01);
-      }
-      const double received = wall_now();
-      if (newline == std::string::npos) break;
-      const std::string line = session.out.substr(0, newline);
-      session.out.erase(0, newline + 1);
-      char* end = nullptr;
-      const double remote = std::strtod(line.c_str(), &end);
-      if (end == line.c_str() || line.find('N') != std::string::npos) break;
-      const double round_trip = received - sent;
-      if (!(round_trip >= facts.round_trip_s)) {  // NaN at first
-        facts.round_trip_s = round_trip;
-        facts.clock_offset_s = remote - (sent + received) / 2;
-      }
-    }
-    session.stop(kStopGraceS);
-    if (!std::isfinite(facts.clock_offset_s)) {
-      return where + ": cannot read its clock (`date +%s.%N` over ssh: " +
-             tail_lines(session.err.empty() ? session.out : session.err, 2) +
-             "): the load hosts need GNU date (coreutils)";
-    }
-    say(where + ": ready; clock " + fixed(facts.clock_offset_s * 1e3, 3) + " ms from this one's (round trip " +
-        fixed(facts.round_trip_s * 1e3, 3) + " ms)");
-    facts_.push_back(std::move(facts));
+    if (std::string problem = prepare_host(host, self, say); !problem.empty()) return problem;
+  }
+  return {};
+}
+
+std::string LoadHosts::prepare_host(const LoadHost& host, const std::string& self,
+                                    const std::function<void(const std::string&)>& say) {
+  LoadHostFacts facts;
+  facts.name = host.name;
+  facts.destination = host.destination;
+  facts.binary = binary_;
+  const std::string where = host_label(host);
+  say("copying ringside to " + where + ":" + binary_);
+  const std::string part = binary_ + ".part-" + std::to_string(getpid());
+  if (std::string problem = copy_binary(host, where, self, part); !problem.empty()) return problem;
+  if (std::string problem = install_binary(host, where, part); !problem.empty()) return problem;
+  if (std::string problem = measure_clock(ssh_argv(host), where, facts); !problem.empty()) {
+    return problem;
+  }
+  say(where + ": ready; clock " + fixed(facts.clock_offset_s * 1e3, 3) +
+      " ms from this one's (round trip " + fixed(facts.round_trip_s * 1e3, 3) + " ms)");
+  facts_.push_back(std::move(facts));
+  return {};
+}
+
+std::string LoadHosts::copy_binary(const LoadHost& host, const std::string& where,
+                                   const std::string& self, const std::string& part) const {
+  const Finished copied =
+      run_to_end(scp_argv(setup_.ssh_options, host, self, part), kCopyTimeoutS, stop_);
+  if (!succeeded(copied)) {
+    return where + ": cannot copy " + self + " there with scp (" +
+           failure_of(copied, kCopyTimeoutS) +
+           "): check that `ssh` with the scenario's ssh_options logs in without a password and "
+           "that " + binary_ + "'s folder is writable, or set [load] remote_binary";
+  }
+  return {};
+}
+
+std::string LoadHosts::install_binary(const LoadHost& host, const std::string& where,
+                                      const std::string& part) const {
+  std::vector<std::string> check = ssh_argv(host);
+  check.push_back("chmod 755 " + shell_quote(part) + " && mv -f " + shell_quote(part) + " " +
+                  shell_quote(binary_) + " && " + shell_quote(binary_) + " --version");
+  const Finished version = run_to_end(check, kCheckTimeoutS, stop_);
+  if (!succeeded(version) || version.out.find("ringside") == std::string::npos) {
+    return where + ": the copied ringside does not run there (" +
+           failure_of(version, kCheckTimeoutS) +
+           "): the load hosts need the same architecture; copy a static release build "
+           "(scripts/build release)";
   }
   return {};
 }
@@ -428,7 +537,7 @@ RemoteOutcome LoadHosts::run(const RemotePoint& point, const std::function<bool(
   RemoteOutcome outcome;
   const std::size_t count = std::min<std::size_t>(setup_.hosts.size(), point.connections);
   outcome.start_epoch_s = wall_now() + setup_.start_lead_s + point.warmup_s;
-  std::vector<std::unique_ptr<Piped>> sessions;
+  Sessions sessions;
   for (std::size_t i = 0; i < count; ++i) {
     const LoadHost& host = setup_.hosts[i];
     std::vector<std::string> argv = ssh_argv(host);
@@ -439,53 +548,13 @@ RemoteOutcome LoadHosts::run(const RemotePoint& point, const std::function<bool(
   const double length = point.requests > 0 ? kCountModeBoundS : point.duration_s;
   const double bound = setup_.start_lead_s + point.warmup_s + length + kRunMarginS;
   const auto deadline = Clock::now() + std::chrono::duration<double>(bound);
-  auto all_done = [&] {
-    for (const auto& s : sessions) {
-      if (!s->done()) return false;
-    }
-    return true;
-  };
-  bool stopped = false, timed_out = false;
-  while (!all_done()) {
-    for (auto& s : sessions) s->pump(0.0);
-    if (!stopped && ((stop_ != nullptr && stop_->load()) || !tick(outcome.start_epoch_s))) {
-      stopped = true;
-      // Closing their input ends the loads on the hosts (the watcher's SIGTERM): each prints
-      // what it measured, which is kept.
-      for (auto& s : sessions) s->close_input();
-    }
-    if (Clock::now() >= deadline) {
-      timed_out = true;
-      break;
-    }
-    std::this_thread::sleep_for(std::chrono::milliseconds(20));
-  }
+  const bool timed_out = pump_until_done(sessions, deadline, stop_, tick, outcome.start_epoch_s);
   for (auto& s : sessions) {
     if (!s->done()) s->stop(kStopGraceS);
   }
   for (std::size_t i = 0; i < sessions.size(); ++i) {
-    Piped& s = *sessions[i];
-    const LoadHost& host = setup_.hosts[i];
-    const std::string where = "load host " + host.name + " (" + host.destination + ")";
-    const std::size_t marker = s.out.find(kLogMarker);
-    const std::string json = s.out.substr(0, marker);
-    const nlohmann::json document = nlohmann::json::parse(json, nullptr, false);
-    if (document.is_discarded() || !document.is_object()) {
-      Finished f;
-      f.status = s.status();
-      f.timed_out = timed_out && !s.status();
-      f.out = s.out;
-      f.err = s.err;
-      outcome.error = where + ": ringside load gave no result (" + failure_of(f, bound) +
-                      "): run it there by hand to see why";
-      outcome.generators.clear();
-      return outcome;
-    }
-    try {
-      outcome.generators.push_back(load::read_generator_json(document, host.name));
-      outcome.logs.push_back(marker == std::string::npos ? "" : s.out.substr(marker + std::strlen(kLogMarker)));
-    } catch (const load::MergeError& error) {
-      outcome.error = where + ": " + error.what();
+    outcome.error = read_host_result(*sessions[i], setup_.hosts[i], timed_out, bound, outcome);
+    if (!outcome.error.empty()) {
       outcome.generators.clear();
       return outcome;
     }

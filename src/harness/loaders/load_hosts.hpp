@@ -78,6 +78,16 @@ class LoadHosts {
   std::vector<std::string> ssh_argv(const LoadHost& host) const;
   std::string command_for(const LoadHost& host, const RemotePoint& point, std::size_t index,
                           std::size_t hosts, double start_at) const;
+  // prepare's steps for one host, each "" or one line naming the host and what to do.
+  // Copies ringside there, checks it runs and measures the clock; adds the host to facts_.
+  std::string prepare_host(const LoadHost& host, const std::string& self,
+                           const std::function<void(const std::string&)>& say);
+  // Copies `self` to `part` on the host with scp.
+  std::string copy_binary(const LoadHost& host, const std::string& where, const std::string& self,
+                          const std::string& part) const;
+  // Moves `part` to binary_ there and runs its --version.
+  std::string install_binary(const LoadHost& host, const std::string& where,
+                             const std::string& part) const;
 
   const LoadSetup& setup_;
   const std::atomic<bool>* stop_;
