@@ -250,13 +250,17 @@ class PostgresRoutesTest(unittest.TestCase):
         # The server is unharmed and still answers on every worker. It may first spend a while on
         # the 40,000 abandoned queries (on a loaded machine, under the sanitizers, longer than
         # --db-timeout: a request queued behind them then gets 503 "database busy"), so wait,
-        # with a bound, for the first 200.
+        # with a bound, for eight 200s in a row: each worker drains its own backlog, so one
+        # worker's first 200 may come while another's connections are still busy (failed once
+        # that way under ASan in a fresh-clone run).
         deadline = time.monotonic() + 120
-        while self.get("/users/7")[0] != 200:
+        in_a_row = 0
+        while in_a_row < 8:
+            status = self.get("/users/7")[0]
+            self.assertIn(status, (200, 503), "only 503 (database busy) may precede recovery")
+            in_a_row = in_a_row + 1 if status == 200 else 0
             self.assertIsNone(self.server.process.poll(), "the server died")
-            self.assertLess(time.monotonic(), deadline, "never answered 200 again after its clients left")
-        for _ in range(8):
-            self.assertEqual(self.get("/users/7")[0], 200)
+            self.assertLess(time.monotonic(), deadline, "never answered 200 eight times in a row after its clients left")
         self.assertIsNone(self.server.process.poll())
 
     def test_query_error_is_500_and_the_connection_stays_usable(self):
