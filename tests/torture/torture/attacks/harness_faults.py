@@ -213,8 +213,13 @@ def judge_escaping(fault, document):
 
 
 def judge_daemon(fault, document):
-    return marked_failed(document, "daemon", "running after the stop") + (
-        [] if fault.code == 0 else [f"exit {fault.code}, wanted 0"])
+    # Which the harness sees first is a race: the launcher exiting (python3 forks within tens of
+    # ms) before the first readiness probe, or the daemon answering and then outliving the stop.
+    # Either way the contestant is failed, and the attack's leftover count (0) says the daemon
+    # was found and killed.
+    exited = marked_failed(document, "daemon", "exited (exit 0) before it was ready")
+    outlived = marked_failed(document, "daemon", "running after the stop")
+    return (outlived if exited else []) + ([] if fault.code == 0 else [f"exit {fault.code}, wanted 0"])
 
 
 def judge_database(fault, document):
