@@ -74,7 +74,10 @@ std::map<int, CpuTicks> parse_proc_stat_cpus(std::string_view text) {
 ServerCpuFigures server_cpu_figures(const CpuWatchSnapshot& before, const CpuWatchSnapshot& after,
                                     const CpuWatchInputs& inputs) {
   ServerCpuFigures figures;
-  if (inputs.server_cpus.empty() || !(inputs.duration_s > 0) || !(inputs.ticks_per_s > 0)) return figures;
+  if (inputs.server_cpus.empty() || !(inputs.ticks_per_s > 0)) return figures;
+  // /proc/stat counts whole ticks: over a window of a few, one tick more or less is most of the
+  // share (a point that failed at once read "194951% of CPU 0"), so such a window says nothing.
+  if (!(inputs.duration_s * inputs.ticks_per_s >= kShortestWatchTicks)) return figures;
   std::uint64_t tasks = 0, steal = 0;
   for (int cpu : inputs.server_cpus) {
     const auto was = before.cpus.find(cpu);

@@ -49,6 +49,10 @@ struct CpuWatchSnapshot {
   std::map<pid_t, SchedTimes> database_threads;  // the scenario database's, by tid
 };
 
+// A window shorter than this many clock ticks (0.1 s at USER_HZ 100) leaves the figures
+// unmeasured: /proc/stat's whole ticks cannot tell a share over it.
+inline constexpr double kShortestWatchTicks = 10;
+
 struct CpuWatchInputs {
   std::vector<int> server_cpus;
   double duration_s = 0;         // the point's measured phase

@@ -116,6 +116,18 @@ TEST(ServerCpuWatch, ASpareCpuIsNotStarvedAndUnreadableIsUnmeasured) {
   EXPECT_TRUE(std::isnan(server_cpu_figures(before, after, {.server_cpus = {}, .duration_s = 1}).others_s));
 }
 
+TEST(ServerCpuWatch, AWindowOfAFewTicksIsUnmeasured) {
+  // 20 ticks of others in a 1 ms window (a point that failed at once) would read 20000%.
+  CpuWatchSnapshot before = snapshot(1000, 0), after = snapshot(1020, 0);
+  const ServerCpuFigures blink =
+      server_cpu_figures(before, after, {.server_cpus = {0}, .duration_s = 0.001});
+  EXPECT_TRUE(std::isnan(blink.others_share));
+  EXPECT_TRUE(std::isnan(blink.others_s));
+  const ServerCpuFigures tenth =
+      server_cpu_figures(before, after, {.server_cpus = {0}, .duration_s = 0.1});
+  EXPECT_NEAR(tenth.others_s, 0.2, 1e-9);
+}
+
 TEST(ServerCpuWatch, WatchesThisMachine) {
   // A real snapshot pair around a little work of this process's own child-free tree: the figures
   // are measured (not NaN) and bounded.
