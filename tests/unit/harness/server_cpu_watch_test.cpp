@@ -1,6 +1,8 @@
 #include "harness/measure/server_cpu_watch.hpp"
 
 #include <gtest/gtest.h>
+
+#include <chrono>
 #include <unistd.h>
 
 #include <cmath>
@@ -129,12 +131,14 @@ TEST(ServerCpuWatch, AWindowOfAFewTicksIsUnmeasured) {
 }
 
 TEST(ServerCpuWatch, WatchesThisMachine) {
-  // A real snapshot pair around a little work of this process's own child-free tree: the figures
-  // are measured (not NaN) and bounded.
+  // A real snapshot pair around a little work of this process's own child-free tree, over a
+  // window long enough to be measured (kShortestWatchTicks): the figures are measured (not NaN)
+  // and bounded.
   ServerCpuWatch watch({0}, getpid(), -1);
   watch.begin();
   volatile double x = 0;
-  for (int i = 0; i < 1000000; ++i) x = x + i;
+  const auto until = std::chrono::steady_clock::now() + std::chrono::milliseconds(150);
+  while (std::chrono::steady_clock::now() < until) x = x + 1;
   watch.end();
   const ServerCpuFigures f = watch.figures();
   EXPECT_TRUE(std::isfinite(f.others_s));
