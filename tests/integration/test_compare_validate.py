@@ -124,7 +124,9 @@ class ValidateFixturesTest(CompareTest):
         # Where the harness looked, and that nothing listened there.
         self.assertRegex(lines["never-ready"],
                          rf"not ready within {READY_TIMEOUT} s: nothing accepted a connection on "
-                         r"127\.0\.0\.1 port \d+ \(connect: Connection refused\)$")
+                         r"127\.0\.0\.1 port \d+ \(connect: Connection refused\); it must "
+                         r"listen on the \{host\} and \{port\} its manifest passes it, or needs a "
+                         r"longer --ready-timeout$")
         # The reason, then its output once: on stderr, not again in the line.
         self.assertRegex(lines["exits-early"],
                          r"^FAIL exits-early \([^)]*\): exited \(exit 3\) before it was ready$")

@@ -89,7 +89,8 @@ std::string probe_ready(const std::string& host, int port, const std::string& pa
   HttpConnection connection;
   std::string error;
   if (!connection.connect(host, port, kProbeTimeoutS, error)) {
-    return "nothing accepted a connection on " + where + " (" + error + ")";
+    return "nothing accepted a connection on " + where + " (" + error + "); it must listen on "
+           "the {host} and {port} its manifest passes it, or needs a longer --ready-timeout";
   }
   HttpResponse response;
   if (!connection.send(get_request(path), kProbeTimeoutS, error) ||
