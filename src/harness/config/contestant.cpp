@@ -213,10 +213,11 @@ bool uses_placeholder(const Manifest& manifest, std::string_view placeholder) {
                      [&](const auto& entry) { return has(entry.second); });
 }
 
-// The harness picks a free port per start and waits for the server there: a server not told it
-// listens elsewhere, and would only be found "refusing connections" at the end of the ready
-// timeout. Those are the two places the harness substitutes {port} (a config template takes it
-// from an argument of the script that renders it: nginx, h2o). Nothing to start, nothing to ask.
+// The harness picks a free port per start and waits for the server there; a server that is not
+// told the port listens elsewhere, and was only found "refusing connections" at the end of the
+// ready timeout. start and [env] are where the harness substitutes {port} (a config template
+// takes it from an argument of the script that renders it: nginx, h2o). A contestant that is
+// not available starts nothing, and is not asked.
 void require_port(const FieldReader& reader, const Manifest& manifest) {
   if (!manifest.available || uses_placeholder(manifest, "{port}")) return;
   reader.fail("start",
