@@ -1,7 +1,7 @@
 // Bun.serve with Bun's built-in PostgreSQL client (Bun.SQL) for /users/:id.
 
 import { SQL } from "bun";
-import { json, userRoute } from "../lib/fetch_users.mjs";
+import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
 
 // Bun.SQL's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;
@@ -14,8 +14,12 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
 // HOST is the harness's {host} (127.0.0.1, or the scenario's server_address); Bun takes IPv6
 // literals unbracketed ("::1").
 const hostname = process.env.HOST || "127.0.0.1";
-// Statements are prepared (Bun.SQL's default).
-const sql = new SQL({ url: process.env.DATABASE_URL, max: POOL_SIZE });
+// Statements are prepared (Bun.SQL's default). Without a database (DATABASE_URL=none) there is
+// no pool: /users/:id answers 503.
+const sql =
+  process.env.DATABASE_URL === NO_DATABASE
+    ? null
+    : new SQL({ url: process.env.DATABASE_URL, max: POOL_SIZE });
 
 const user = userRoute(sql);
 
@@ -34,7 +38,7 @@ const server = Bun.serve({
 
 function stop() {
   server.stop(true);
-  sql.close().finally(() => process.exit(0));
+  (sql === null ? Promise.resolve() : sql.close()).finally(() => process.exit(0));
   setTimeout(() => process.exit(0), 3000).unref();
 }
 process.on("SIGTERM", stop);

@@ -2,13 +2,15 @@
 // `postgres` package from the npm registry (installed in ../node_modules) for /users/:id.
 
 import postgres from "postgres";
-import { json, userRoute } from "../lib/fetch_users.mjs";
+import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
 
 // postgres's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;
 
 // Each isolate of --parallel has its own pool. Statements are prepared (postgres's default).
-const sql = postgres(Deno.env.get("DATABASE_URL"), { max: POOL_SIZE });
+// Without a database (DATABASE_URL=none: postgres() would refuse it as a URL) there is no pool.
+const url = Deno.env.get("DATABASE_URL");
+const sql = url === NO_DATABASE ? null : postgres(url, { max: POOL_SIZE });
 
 const user = userRoute(sql);
 
@@ -30,5 +32,6 @@ export default {
 // `deno serve` stops its server on SIGTERM, but the pool's idle connections would keep the
 // isolate alive: end the process (every isolate of --parallel) once the server has stopped.
 Deno.addSignalListener("SIGTERM", () => {
+  if (sql === null) Deno.exit(0);
   sql.end({ timeout: 1 }).finally(() => Deno.exit(0));
 });

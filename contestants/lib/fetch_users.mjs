@@ -16,7 +16,12 @@ function parseUserId(text) {
   return id <= MAX_INT8 ? id : null;
 }
 
-// The handler of /users/:id over `sql` (prepared statements are both clients' default).
+// The harness's {db_url} when a scenario has no database (database = "none"): the server runs
+// its other routes, and /users/:id answers 503, as `ringside serve --db none` does.
+export const NO_DATABASE = "none";
+
+// The handler of /users/:id over `sql` (prepared statements are both clients' default); `sql`
+// null: no database, a 503 for every id.
 export function userRoute(sql) {
   return async function user(text) {
     const id = parseUserId(text);
@@ -24,6 +29,7 @@ export function userRoute(sql) {
     const notFound = () => json(404, { error: `no user with id ${id}` });
     // users.id is an integer column: a larger id has no row (and PostgreSQL would refuse it).
     if (id > MAX_INT4) return notFound();
+    if (sql === null) return json(503, { error: "no database (started with DATABASE_URL=none)" });
     try {
       const rows = await sql`SELECT id, name, email,
         to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS"Z"') AS created_at

@@ -25,10 +25,14 @@ function parseUserId(text) {
   return id <= MAX_INT8 ? id : null;
 }
 
+// The harness's {db_url} when a scenario has no database (database = "none"): the server runs
+// its other routes, and /users/:id answers 503, as `ringside serve --db none` does.
+const NO_DATABASE = 'none';
+
 function createUsers(url = process.env.DATABASE_URL) {
-  const pool = new Pool({ connectionString: url, max: POOL_SIZE });
+  const pool = url === NO_DATABASE ? null : new Pool({ connectionString: url, max: POOL_SIZE });
   // An idle client's connection dying must not take the server down; the next query reconnects.
-  pool.on('error', (error) => console.error(`database: ${error.message}`));
+  if (pool) pool.on('error', (error) => console.error(`database: ${error.message}`));
 
   // Resolves to { status, body } with body an object for the framework to serialise.
   async function find(text) {
@@ -39,6 +43,7 @@ function createUsers(url = process.env.DATABASE_URL) {
     const notFound = { status: 404, body: { error: `no user with id ${id}` } };
     // users.id is an integer column: a larger id has no row (and PostgreSQL would refuse it).
     if (id > MAX_INT4) return notFound;
+    if (!pool) return { status: 503, body: { error: 'no database (started with DATABASE_URL=none)' } };
     try {
       // A named query is prepared once per pooled connection, then only executed.
       const result = await pool.query({ name: 'user-by-id', text: USER_SQL, values: [id.toString()] });
@@ -49,7 +54,7 @@ function createUsers(url = process.env.DATABASE_URL) {
     }
   }
 
-  return { find, end: () => pool.end() };
+  return { find, end: () => (pool ? pool.end() : Promise.resolve()) };
 }
 
 // Stops on SIGTERM/SIGINT: `close` stops accepting and ends idle keep-alive connections; a

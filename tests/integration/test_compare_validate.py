@@ -1,8 +1,11 @@
 """`ringside compare --validate` and `--list` against the fixture contestants in
 tests/fixtures/contestants (tiny servers in Python's standard library): the correct one passes,
-each broken one fails with its reason, a server that ignores SIGTERM is killed, a child that left
-its process group is found, killed and reported, nothing is left running or on disk afterwards,
-and bad manifests, unknown names and Ctrl-C end as documented.
+listing the checks it passed; each broken one fails with its reason (an HTTP/1.0 server told why
+it cannot keep connections alive, a server never ready told where the harness looked), its last
+output shown once and without the checker's own disconnects in it; a server that ignores SIGTERM
+is killed, a child that left its process group is found, killed and reported, nothing is left
+running or on disk afterwards, and bad manifests (one that passes no {port} among them), unknown
+names and Ctrl-C end as documented.
 
 No fixture uses a database (db_pool = 0), so no PostgreSQL is started: the harness provisions one
 only for contestants with db_pool > 0. The {db_url} placeholder is checked with --postgres and a
@@ -20,7 +23,7 @@ from ringside_testlib import BIN
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "contestants"))
 SERVER = os.path.join(FIXTURES, "fixture_server.py")
-# Eight contestants one after the other, two of them waiting out a grace or a ready timeout,
+# Nine contestants one after the other, two of them waiting out a grace or a ready timeout,
 # under the sanitizers on a loaded 2-core machine.
 RUN_TIMEOUT = 240
 READY_TIMEOUT = "5"
@@ -109,17 +112,41 @@ class ValidateFixturesTest(CompareTest):
                                       "--ready-timeout", READY_TIMEOUT)
         lines = lines_by_name(out)
         self.assertEqual(code, 1, out + err)
-        self.assertEqual(sorted(lines), ["escaping-child", "exits-early", "good", "ignores-sigterm",
-                                         "missing-runtime", "never-ready", "unavailable",
-                                         "wrong-body"], out)
-        self.assertRegex(lines["good"], r"^PASS good \(Python [0-9.]+\): 16 of 16 checks$")
+        self.assertEqual(sorted(lines), ["escaping-child", "exits-early", "good", "http10",
+                                         "ignores-sigterm", "missing-runtime", "never-ready",
+                                         "unavailable", "wrong-body"], out)
+        # A PASS says which checks ran.
+        self.assertRegex(lines["good"], r"^PASS good \(Python [0-9.]+\): GET /, GET /json, "
+                                        r"GET /users/:id x11, keep-alive x100, pipelined x16, "
+                                        r"split request$")
         self.assertTrue(lines["wrong-body"].startswith("FAIL wrong-body"), out)
         self.assertIn("GET /: body 'Hello World' (expected 'Hello World!')", lines["wrong-body"])
-        self.assertIn(f"not ready within {READY_TIMEOUT} s (GET /: connect: Connection refused)",
-                      lines["never-ready"])
-        self.assertIn("exited (exit 3) before it was ready; last output: fixture exits-early "
-                      "starting on port", lines["exits-early"])
-        self.assertIn("giving up before listening", lines["exits-early"])
+        # Where the harness looked, and that nothing listened there.
+        self.assertRegex(lines["never-ready"],
+                         rf"not ready within {READY_TIMEOUT} s: nothing accepted a connection on "
+                         r"127\.0\.0\.1 port \d+ \(connect: Connection refused\); it must "
+                         r"listen on the \{host\} and \{port\} its manifest passes it, or needs a "
+                         r"longer --ready-timeout$")
+        # The reason, then its output once: on stderr, not again in the line.
+        self.assertRegex(lines["exits-early"],
+                         r"^FAIL exits-early \([^)]*\): exited \(exit 3\) before it was ready$")
+        self.assertEqual(err.count("giving up before listening"), 1, err)
+        self.assertIn("ringside compare: exits-early: last output: fixture exits-early starting "
+                      "on port", err)
+        # HTTP/1.0 answers right, then closes: the reason says so, and what to do.
+        closes = ("the server answered HTTP/1.0 with no Connection: keep-alive, and closed the "
+                  "connection: HTTP/1.0 servers close after each response; answer HTTP/1.1 "
+                  "(Python: protocol_version = 'HTTP/1.1')")
+        self.assertRegex(lines["http10"], r"^FAIL http10 \([^)]*\): keep-alive x100: request 1 "
+                                          r"of 100 \(GET /\): ")
+        self.assertIn("keep-alive x100: request 1 of 100 (GET /): " + closes, lines["http10"])
+        self.assertIn("pipelined x16: request 1 of 16 (GET /): " + closes, lines["http10"])
+        self.assertNotIn("GET /json:", lines["http10"])  # each answer alone was right
+        # The checker's own closes after a failed check (wrong-body's 15 unread pipelined
+        # answers) reset nothing: no BrokenPipeError or ConnectionResetError traceback.
+        self.assertNotIn("Traceback", err)
+        self.assertNotIn("BrokenPipeError", err)
+        self.assertNotIn("ConnectionResetError", err)
         # It answered everything right; only its stop failed.
         self.assertRegex(lines["ignores-sigterm"],
                          r"^FAIL ignores-sigterm \([^)]*\): stop: did not exit within 5 s of "
@@ -133,7 +160,7 @@ class ValidateFixturesTest(CompareTest):
                          "SKIP missing-runtime: needs ringside-fixture-no-such-runtime (not on "
                          "PATH); install: apt-get install ringside-fixture-no-such-runtime")
         self.assertEqual(out.splitlines()[-1],
-                         "validated 8 contestants: 1 passed, 5 failed, 2 skipped")
+                         "validated 9 contestants: 1 passed, 6 failed, 2 skipped")
         self.assert_nothing_left()
 
     def test_passing_contestants_exit_0_and_build_once(self):
@@ -165,7 +192,7 @@ class ListTest(CompareTest):
         code, out, err = self.compare("--list", "--contestants", FIXTURES)
         self.assertEqual(code, 0, err)
         rows = {line.split()[0]: line for line in out.splitlines()}
-        self.assertEqual(len(rows), 8, out)
+        self.assertEqual(len(rows), 9, out)
         self.assertRegex(rows["good"], r"^good +Python [0-9.]+ +needs build +runnable$")
         self.assertRegex(rows["wrong-body"], r"^wrong-body +Python [0-9.]+ +none +runnable$")
         self.assertRegex(rows["unavailable"], r"^unavailable +- +none +not runnable: not available: ")
@@ -207,6 +234,17 @@ class BadInputTest(CompareTest):
             path = os.path.join(root, "good", "contestant.toml")
             for mode in ("--list", "--validate"):
                 self.assert_one_line_exit_2([mode, "--contestants", root], path + ":", expected)
+
+    def test_a_manifest_that_passes_no_port_is_refused(self):
+        """A server not given {port} would listen where it likes while the harness waits on
+        the port it picked, until the ready timeout: refused when read, saying where {port}
+        goes (a script rendering a config template takes it as an argument, as nginx's)."""
+        root = os.path.join(FIXTURES, "refused")
+        path = os.path.join(root, "no-port", "contestant.toml")
+        for mode in ("--list", "--validate"):
+            self.assert_one_line_exit_2(
+                [mode, "--contestants", root], path + ":12: field 'start': passes no {port} to "
+                "the server", 'add it to start ("--port", "{port}") or to [env] (PORT = "{port}")')
 
     def test_unknown_contestant_is_named(self):
         self.assert_one_line_exit_2(["--validate", "--contestants", FIXTURES, "good", "nginx"],

@@ -317,7 +317,8 @@
   function memoryChart(container, workload, points) {
     var groups = [{label: "idle", idle: true}].concat(groupsOf(points));
     var s = seriesNames(points);
-    barChart(container, "memory", workload + ": memory (RSS idle, then peak at each point)", "MB",
+    // MiB (KiB / 1024), as the tables write it (report_format.cpp, format_memory).
+    barChart(container, "memory", workload + ": memory (RSS idle, then peak at each point)", "MiB",
       groups, s.names,
       function (group, name) {
         var kib;
@@ -327,7 +328,7 @@
           var p = group.points.filter(function (q) { return s.label(q) === name; })[0];
           kib = p ? p.median.rss_peak_kib : null;
         }
-        return finite(kib) ? kib * 1024 / 1e6 : null;
+        return finite(kib) ? kib / 1024 : null;
       }, function (v) { return v.toFixed(v < 10 ? 1 : 0); });
   }
 

@@ -2,6 +2,9 @@
 //! of tokio-postgres connections for /users/:id.
 //!
 //! Usage: rust-hyper --port N --threads N --db URL [--pool N]
+//!
+//! `--db none` (the harness's {db_url} when a scenario has no database): no connections; `/` and
+//! `/json` are served, and /users/:id answers 503, as `ringside serve --db none` does.
 
 use std::convert::Infallible;
 use std::net::{IpAddr, SocketAddr};
@@ -24,6 +27,7 @@ const USER_SQL: &str = "SELECT id, name, email, \
 // net.core.somaxconn caps it; tokio's default (1024) overflows under a 10,000-connection burst.
 const LISTEN_BACKLOG: u32 = 65535;
 const DEFAULT_POOL: usize = 10;
+const NO_DATABASE: &str = "none";
 
 struct Options {
     host: IpAddr,
@@ -36,7 +40,7 @@ struct Options {
 fn usage_error(message: &str) -> ! {
     eprintln!(
         "rust-hyper: {message} \
-         (usage: rust-hyper [--host IP] --port N --threads N --db URL [--pool N])"
+         (usage: rust-hyper [--host IP] --port N --threads N --db URL|none [--pool N])"
     );
     std::process::exit(2);
 }
@@ -145,7 +149,7 @@ fn parse_user_id(text: &str) -> Option<i64> {
     text.parse::<i64>().ok()
 }
 
-async fn user(db: &Database, text: &str) -> Response<Body> {
+async fn user(db: Option<&Database>, text: &str) -> Response<Body> {
     let id = match parse_user_id(text) {
         Some(id) => id,
         None => return json_error(StatusCode::BAD_REQUEST, "the user id must be a positive integer"),
@@ -155,6 +159,12 @@ async fn user(db: &Database, text: &str) -> Response<Body> {
     let id32 = match i32::try_from(id) {
         Ok(id32) => id32,
         Err(_) => return not_found(),
+    };
+    let db = match db {
+        Some(db) => db,
+        None => {
+            return json_error(StatusCode::SERVICE_UNAVAILABLE, "no database (started with --db none)")
+        }
     };
     let (client, statement) = db.pick();
     match client.query_opt(statement, &[&id32]).await {
@@ -170,7 +180,10 @@ async fn user(db: &Database, text: &str) -> Response<Body> {
     }
 }
 
-async fn route(request: Request<Body>, db: Arc<Database>) -> Result<Response<Body>, Infallible> {
+async fn route(
+    request: Request<Body>,
+    db: Arc<Option<Database>>,
+) -> Result<Response<Body>, Infallible> {
     if request.method() != Method::GET && request.method() != Method::HEAD {
         return Ok(reply(StatusCode::METHOD_NOT_ALLOWED, "text/plain", "method not allowed\n"));
     }
@@ -182,14 +195,18 @@ async fn route(request: Request<Body>, db: Arc<Database>) -> Result<Response<Bod
             reply(StatusCode::OK, "application/json", body)
         }
         _ => match path.strip_prefix("/users/") {
-            Some(id) => user(&db, id).await,
+            Some(id) => user(db.as_ref().as_ref(), id).await,
             None => reply(StatusCode::NOT_FOUND, "text/plain", "no route for this path\n"),
         },
     })
 }
 
 async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
-    let db = Arc::new(Database::connect(&options.db, options.pool).await?);
+    let db = Arc::new(if options.db == NO_DATABASE {
+        None
+    } else {
+        Some(Database::connect(&options.db, options.pool).await?)
+    });
     let address = SocketAddr::new(options.host, options.port);
     let socket = if address.is_ipv6() { TcpSocket::new_v6()? } else { TcpSocket::new_v4()? };
     socket.set_reuseaddr(true)?;

@@ -28,17 +28,19 @@ std::string user_json(long id) {
   return user.dump();
 }
 
-std::string quote(std::string_view text) {
-  std::string quoted = "'";
+// At most kQuoteLimit characters of text, control bytes shown, for a one-line reason.
+std::string printable(std::string_view text) {
+  std::string out;
   for (char c : text.substr(0, kQuoteLimit)) {
-    if (c == '\n') quoted += "\\n";
-    else if (c == '\r') quoted += "\\r";
-    else if (static_cast<unsigned char>(c) < 0x20) quoted += '?';
-    else quoted += c;
+    if (c == '\n') out += "\\n";
+    else if (c == '\r') out += "\\r";
+    else if (static_cast<unsigned char>(c) < 0x20) out += '?';
+    else out += c;
   }
-  quoted += text.size() > kQuoteLimit ? "...'" : "'";
-  return quoted;
+  return text.size() > kQuoteLimit ? out + "..." : out;
 }
+
+std::string quote(std::string_view text) { return "'" + printable(text) + "'"; }
 
 std::string lower(std::string_view text) {
   std::string out(text);
@@ -108,6 +110,21 @@ bool claims(const std::vector<Route>& routes, Route route) {
   return std::find(routes.begin(), routes.end(), route) != routes.end();
 }
 
+// Why a response ends its connection, from what it said: its HTTP version and Connection header.
+std::string closing_reason(const HttpResponse& response) {
+  const std::string* connection = response.header("Connection");
+  const std::string said = connection != nullptr ? "Connection: " + printable(*connection) : "";
+  if (response.version_minor == 0) {
+    return "the server answered HTTP/1.0 with " +
+           (said.empty() ? std::string("no Connection: keep-alive") : said) +
+           ", and closed the connection: HTTP/1.0 servers close after each response; answer "
+           "HTTP/1.1 (Python: protocol_version = 'HTTP/1.1')";
+  }
+  return "the server answered HTTP/1.1 with " + (said.empty() ? "Connection: close" : said) +
+         ", and closed the connection: benchmarks run on persistent connections; keep it open "
+         "(send Connection: close only when the client asks for it)";
+}
+
 // One request per path on one connection, each answer judged in turn; `pipelined` sends them all
 // in one write first. "" when every answer is right.
 std::string exchange(int port, const std::vector<std::string>& paths, bool pipelined,
@@ -131,7 +148,7 @@ std::string exchange(int port, const std::vector<std::string>& paths, bool pipel
     std::string problem = judge_response(response, expectation_for(paths[i]));
     if (!problem.empty()) return which + problem;
     if (!response.keep_alive && i + 1 < paths.size()) {
-      return which + "the server closed the connection (Connection: close)";
+      return which + closing_reason(response);
     }
   }
   if (connection.buffered() > 0) {
@@ -301,6 +318,24 @@ std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
     checks.push_back(check_only_on_host(port, options));
   }
   return checks;
+}
+
+std::string describe_checks(const std::vector<Check>& checks) {
+  constexpr std::string_view kUsers = "GET /users/";
+  std::vector<std::pair<std::string, int>> runs;  // a label and how many checks in a row have it
+  for (const Check& check : checks) {
+    const std::string label = check.name.rfind(kUsers, 0) == 0 ? "GET /users/:id" : check.name;
+    if (!runs.empty() && runs.back().first == label) {
+      ++runs.back().second;
+    } else {
+      runs.emplace_back(label, 1);
+    }
+  }
+  std::string text;
+  for (const auto& [label, count] : runs) {
+    text += (text.empty() ? "" : ", ") + label + (count > 1 ? " x" + std::to_string(count) : "");
+  }
+  return text;
 }
 
 }  // namespace ringside::harness

@@ -58,4 +58,8 @@ std::string judge_response(const HttpResponse& response, const Expectation& expe
 std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
                                    const ValidateOptions& options = {});
 
+// The checks that ran, in order, for a PASS line: "GET /, GET /json, GET /users/:id x11,
+// keep-alive x100, pipelined x16, split request" (the ids of /users/:id counted, not listed).
+std::string describe_checks(const std::vector<Check>& checks);
+
 }  // namespace ringside::harness

@@ -47,8 +47,8 @@ std::string ContestantReport::line() const {
   const auto passed = std::count_if(checks.begin(), checks.end(),
                                     [](const Check& check) { return check.passed; });
   if (verdict == CheckVerdict::kPass) {
-    return text + ": " + std::to_string(passed) + " of " + std::to_string(checks.size()) +
-           " checks" + (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
+    return text + ": " + describe_checks(checks) +
+           (pipelining ? "" : " (no pipelining: its manifest says it cannot)");
   }
   text += ": " + problem_text();
   if (verdict == CheckVerdict::kInterrupted && !checks.empty()) {

@@ -5,7 +5,7 @@
 //
 //   ValidationRunOptions options;  options.stop = &interrupted;  options.progress = print_line;
 //   ContestantReport report = validate_contestant(contestant, options);
-//   puts(report.line().c_str());   // "PASS name (version): 9 checks" / "FAIL name: reasons"
+//   puts(report.line().c_str());   // "PASS name (version): GET /, ..." / "FAIL name: reasons"
 #pragma once
 
 #include <atomic>
@@ -36,7 +36,8 @@ struct ContestantReport {
 
   // The problems, joined with "; ".
   [[nodiscard]] std::string problem_text() const;
-  // One line: "PASS name (version): 9 of 9 checks", "FAIL name: problem; problem",
+  // One line: "PASS name (version): GET /, GET /json, keep-alive x100, pipelined x16, split
+  // request" (the checks that ran), "FAIL name: problem; problem",
   // "SKIP name: needs node (not on PATH); install: scripts/setup".
   [[nodiscard]] std::string line() const;
 };

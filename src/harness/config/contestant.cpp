@@ -205,6 +205,28 @@ void read_commands(const FieldReader& reader, Manifest& manifest) {
   }
 }
 
+// Whether `start` or an [env] value holds `placeholder` ("{port}").
+bool uses_placeholder(const Manifest& manifest, std::string_view placeholder) {
+  auto has = [&](const std::string& text) { return text.find(placeholder) != std::string::npos; };
+  return std::any_of(manifest.start.begin(), manifest.start.end(), has) ||
+         std::any_of(manifest.env.begin(), manifest.env.end(),
+                     [&](const auto& entry) { return has(entry.second); });
+}
+
+// The harness picks a free port per start and waits for the server there; a server that is not
+// told the port listens elsewhere, and was only found "refusing connections" at the end of the
+// ready timeout. start and [env] are where the harness substitutes {port} (a config template
+// takes it from an argument of the script that renders it: nginx, h2o). A contestant that is
+// not available starts nothing, and is not asked.
+void require_port(const FieldReader& reader, const Manifest& manifest) {
+  if (!manifest.available || uses_placeholder(manifest, "{port}")) return;
+  reader.fail("start",
+              "passes no {port} to the server, so it cannot listen on the port the harness "
+              "picks and waits on; add it to start (\"--port\", \"{port}\") or to [env] "
+              "(PORT = \"{port}\")",
+              reader.node("start"));
+}
+
 }  // namespace
 
 Manifest parse_manifest(std::string_view text, const std::string& source,
@@ -229,6 +251,7 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   manifest.database_optional = reader.boolean("database_optional").value_or(false);
   read_stop_signal(reader, manifest);
   read_env(reader, manifest);
+  require_port(reader, manifest);
   return manifest;
 }
 
@@ -297,12 +320,7 @@ bool on_path(const std::string& program) {
 
 }  // namespace
 
-bool Contestant::takes_host() const {
-  auto has = [](const std::string& text) { return text.find("{host}") != std::string::npos; };
-  return std::any_of(manifest.start.begin(), manifest.start.end(), has) ||
-         std::any_of(manifest.env.begin(), manifest.env.end(),
-                     [&](const auto& entry) { return has(entry.second); });
-}
+bool Contestant::takes_host() const { return uses_placeholder(manifest, "{host}"); }
 
 std::string no_host_reason(const std::string& host) {
   return "its start command has no {host}: it listens on 127.0.0.1 only, not on " + host +

@@ -9,7 +9,7 @@
 //   if (!connection.read_response(response, 5.0, error)) ...   // error: one phrase
 //
 // Bytes after a response stay buffered for the next read, so pipelined responses are read one by
-// one in order.
+// one in order. A close waits for the server's own close, so it never resets the connection.
 #pragma once
 
 #include <chrono>
@@ -59,6 +59,9 @@ class HttpConnection {
   bool read_response(HttpResponse& response, double timeout_s, std::string& error);
   // Bytes received beyond the responses read so far.
   [[nodiscard]] std::size_t buffered() const { return buffer_.size(); }
+  // Closes gracefully (also on destruction): FIN, then what the server still sends is read and
+  // dropped until it closes too (at most 1 s), so the checker's close never resets a connection
+  // the server is still answering on.
   void close();
 
  private:

@@ -80,35 +80,45 @@ RunningContestant::~RunningContestant() {
   }
 }
 
+namespace {
+
+// One GET of the ready path: "" when it answered 200; else what was found at host and port, for
+// a reason that says where the harness looked and whether anything listened there.
+std::string probe_ready(const std::string& host, int port, const std::string& path) {
+  const std::string where = host + " port " + std::to_string(port);
+  HttpConnection connection;
+  std::string error;
+  if (!connection.connect(host, port, kProbeTimeoutS, error)) {
+    return "nothing accepted a connection on " + where + " (" + error + "); it must listen on "
+           "the {host} and {port} its manifest passes it, or needs a longer --ready-timeout";
+  }
+  HttpResponse response;
+  if (!connection.send(get_request(path), kProbeTimeoutS, error) ||
+      !connection.read_response(response, kProbeTimeoutS, error)) {
+    return "something listens on " + where + ", but GET " + path + " failed: " + error;
+  }
+  if (response.status == 200) return {};
+  return where + " answers GET " + path + " with status " + std::to_string(response.status);
+}
+
+}  // namespace
+
+// The reasons leave out the server's output: callers show last_output() once, beside them.
 ReadyResult RunningContestant::wait_ready(double timeout_s, const std::atomic<bool>* stop) {
   const auto deadline = Clock::now() + std::chrono::duration<double>(timeout_s);
-  const std::string& path = contestant_.manifest.ready_path;
-  std::string last = "no attempt";
   while (true) {
     if (!process_.running()) {
-      std::string reason = "exited (" +
-                           (process_.status() ? describe_wait_status(*process_.status())
-                                              : std::string("status unknown")) +
-                           ") before it was ready";
-      const std::string output = last_output(3);
-      if (!output.empty()) reason += "; last output: " + output;
-      return {false, false, reason};
+      return {false, false,
+              "exited (" +
+                  (process_.status() ? describe_wait_status(*process_.status())
+                                     : std::string("status unknown")) +
+                  ") before it was ready"};
     }
     if (stop != nullptr && stop->load()) return {false, true, "interrupted before it was ready"};
-    HttpResponse response;
-    std::string error;
-    if (fetch(host_, port_, path, kProbeTimeoutS, response, error)) {
-      if (response.status == 200) return {true, false, {}};
-      last = "status " + std::to_string(response.status);
-    } else {
-      last = error;
-    }
+    const std::string found = probe_ready(host_, port_, contestant_.manifest.ready_path);
+    if (found.empty()) return {true, false, {}};
     if (Clock::now() >= deadline) {
-      std::string reason = "not ready within " + format_seconds(timeout_s) + " (GET " + path +
-                           ": " + last + ")";
-      const std::string output = last_output(3);
-      if (!output.empty()) reason += "; last output: " + output;
-      return {false, false, reason};
+      return {false, false, "not ready within " + format_seconds(timeout_s) + ": " + found};
     }
     std::this_thread::sleep_for(kReadyPoll);
   }

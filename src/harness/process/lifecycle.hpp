@@ -31,7 +31,10 @@ struct StartOptions {
 struct ReadyResult {
   bool ok = false;
   bool interrupted = false;
-  std::string reason;  // when not ok: "exited (exit 3) before it was ready", "not ready within ..."
+  // When not ok: "exited (exit 3) before it was ready", "not ready within 30 s: nothing accepted
+  // a connection on 127.0.0.1 port 4242 (connect: Connection refused)". Without the server's
+  // output: last_output() has it, for the caller to show once.
+  std::string reason;
 };
 
 // A free TCP port on 127.0.0.1 (bound and released: another process could take it meanwhile, in

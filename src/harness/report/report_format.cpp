@@ -1,5 +1,6 @@
 #include "harness/report/report_format.hpp"
 
+#include <algorithm>
 #include <cctype>
 #include <cmath>
 #include <cstdio>
@@ -52,11 +53,19 @@ std::string format_latency(double microseconds) {
 
 std::string format_memory(double kib) {
   if (!std::isfinite(kib)) return std::string(kUnmeasuredText);
-  const double bytes = kib * 1024;
-  if (bytes < 999'500) return printed("%.0f kB", bytes / 1e3);
-  if (bytes < 99'950'000) return printed("%.1f MB", bytes / 1e6);
-  if (bytes < 999'500'000) return printed("%.0f MB", bytes / 1e6);
-  return printed("%.2f GB", bytes / 1e9);
+  const double mib = kib / 1024;
+  if (mib < 0.995) return printed("%.2f", mib);
+  if (mib < 99.95) return printed("%.1f", mib);
+  return grouped(mib);
+}
+
+std::string format_memory_with_unit(double kib) {
+  if (!std::isfinite(kib)) return std::string(kUnmeasuredText);
+  return format_memory(kib) + " " + std::string(kMemoryUnit);
+}
+
+std::string memory_heading(std::string_view figure) {
+  return std::string(figure) + " (" + std::string(kMemoryUnit) + ")";
 }
 
 std::string format_cpu_per_request(double microseconds) {
@@ -73,10 +82,17 @@ std::string format_queries_per_request(double queries) {
   return grouped(queries);
 }
 
-std::string format_ratio(double ratio) {
+std::string format_ratio(double ratio, std::string_view times) {
   if (!std::isfinite(ratio)) return std::string(kUnmeasuredText);
-  if (ratio < 9.995) return printed("%.2f×", ratio);
-  return printed("%.1f×", ratio);
+  const std::string sign(times);
+  if (ratio >= 9.995) return printed("%.1f", ratio) + sign;
+  if (ratio >= 0.00995) return printed("%.2f", ratio) + sign;
+  if (ratio <= 0) return "0" + sign;
+  // Two significant digits, as many decimals as that takes: 0.0031, 0.00042; never 0.00.
+  const int decimals = std::min(1 - static_cast<int>(std::floor(std::log10(ratio))), 12);
+  char text[64];
+  std::snprintf(text, sizeof text, "%.*f", decimals, ratio);
+  return text + sign;
 }
 
 std::string format_change(double fraction) {

@@ -212,8 +212,9 @@ class ModelBuilder {
                (key.loader == LoaderKind::kRingside ? "" : "-" + std::string(loader_name(key.loader)));
     table.heading =
         open ? "Equal load: " + describe_point(*points.front()) : describe_point(*points.front());
-    table.columns = {"contestant", "req/s",   "interval", "p50",      "p99",  "max",
-                     "errors",     "CPU/req", "idle RSS", "peak RSS", "flags"};
+    table.columns = {"contestant", "req/s",   "interval", "p50",
+                     "p99",        "max",     "errors",   "CPU/req",
+                     memory_heading("idle RSS"), memory_heading("peak RSS"), "flags"};
     table.numeric = {false, true, true, true, true, true, true, true, true, true, false};
     // The database's share of each request, beside the server's, where one was measured.
     const bool database = std::any_of(points.begin(), points.end(),
@@ -408,8 +409,8 @@ class ModelBuilder {
     ReportTable& table = model_.contestants;
     table.id = "contestants";
     table.heading = "Contestants";
-    table.columns = {"contestant", "description", "runtime",  "version",
-                     "threads",    "status",      "idle RSS", "RSS after"};
+    table.columns = {"contestant", "description", "runtime", "version", "threads", "status",
+                     memory_heading("idle RSS"), memory_heading("RSS after")};
     table.numeric = {false, false, false, false, true, false, true, true};
     for (const ContestantResult& c : results_.contestants) {
       table.rows.push_back(
@@ -436,7 +437,7 @@ class ModelBuilder {
         {"CPU", m.cpu_model.empty() ? dash : m.cpu_model},
         {"cores", m.cores == 0 ? dash : std::to_string(m.cores)},
         {"kernel", m.kernel.empty() ? dash : m.kernel},
-        {"memory", m.memory_kib == 0 ? dash : format_memory(static_cast<double>(m.memory_kib))},
+        {"memory", m.memory_kib == 0 ? dash : format_memory_with_unit(static_cast<double>(m.memory_kib))},
         {"frequency governor", m.governor.empty() ? "not visible" : m.governor},
         {"server CPUs", m.server_cpus.empty() ? "any" : m.server_cpus},
         {"loader CPUs", m.load_cpus.empty() ? "any" : m.load_cpus},

@@ -52,7 +52,7 @@ std::string ratio_text(const RunResults& results, const PointResult& point) {
              : call_ratio(point.median.latency.p99, p99_span(point), base->median.latency.p99,
                           p99_span(*base));
   if (!std::isfinite(call.ratio)) return "-";
-  return printf_text(closed ? "%.2fx" : "%.2fx p99", call.ratio) + (call.tie ? ", tie" : "");
+  return format_ratio(call.ratio, "x") + (closed ? "" : " p99") + (call.tie ? ", tie" : "");
 }
 
 std::string span_text(const Span& span, std::string (*format)(double)) {
@@ -213,8 +213,7 @@ std::string short_rate(double value) {
 
 std::string memory_text(double kib) {
   if (!std::isfinite(kib) || kib <= 0) return "-";
-  if (kib >= 1024) return printf_text("%.1f MB", kib / 1024);
-  return printf_text("%.0f KB", kib);
+  return format_memory(kib);
 }
 
 namespace {
@@ -275,7 +274,8 @@ std::string noisy_text(const std::vector<std::string>& noisy,
 std::string workload_text(const RunResults& results, const Verdict& verdict,
                           const WorkloadInfo& workload) {
   std::vector<Row> rows = {{"contestant", "#", "mode", "conns", "req/s", "interval", "p50", "p99",
-                            "max", "errors", "CPU us/req", "idle RSS", "peak RSS",
+                            "max", "errors", "CPU us/req", memory_heading("idle RSS"),
+                            memory_heading("peak RSS"),
                             "vs " + results.baseline, "flags"}};
   // The database's CPU and queries per request, where the harness's PostgreSQL served some.
   const bool database = std::any_of(results.points.begin(), results.points.end(), [&](const PointResult& p) {

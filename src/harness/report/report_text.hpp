@@ -16,7 +16,8 @@ std::string render_text_report(const RunResults& results);
 
 // "12.3k", "1.23M", "845": requests/s for a narrow column.
 std::string short_rate(double value);
-// "1.9 MB", "512 KB" from KiB; "-" when unmeasured.
+// MiB from KiB as every report writes it (format_memory: "20.7", "0.50"), the unit in the
+// column's heading; "-" when unmeasured.
 std::string memory_text(double kib);
 
 }  // namespace ringside::harness

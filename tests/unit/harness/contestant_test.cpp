@@ -99,7 +99,7 @@ TEST(Contestant, TakesHostFromItsStartCommandOrEnv) {
 
 TEST(ParseManifest, OptionalFieldsHaveDefaults) {
   const Manifest m = parse_manifest(
-      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
+      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\", \"{port}\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
       "threads = 2\n",
       "m.toml", "x");
   EXPECT_TRUE(m.available);
@@ -116,11 +116,11 @@ TEST(ParseManifest, OptionalFieldsHaveDefaults) {
 
 TEST(ParseManifest, AServerThatCannotPipelineSaysSo) {
   const Manifest m = parse_manifest(
-      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
+      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\", \"{port}\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
       "threads = 1\npipelining = false\n",
       "m.toml", "x");
   EXPECT_FALSE(m.pipelining);
-  EXPECT_THROW(parse_manifest("name = \"x\"\nruntime = \"r\"\nstart = [\"r\"]\nready_path = \"/\"\n"
+  EXPECT_THROW(parse_manifest("name = \"x\"\nruntime = \"r\"\nstart = [\"r\", \"{port}\"]\nready_path = \"/\"\n"
                               "routes = [\"/\"]\nthreads = 1\npipelining = \"no\"\n",
                               "m.toml", "x"),
                ManifestError);
@@ -190,6 +190,28 @@ TEST(ParseManifest, EveryErrorIsOneLineNamingFileFieldAndLine) {
   }
 }
 
+// The port the harness picks reaches the server through start or [env], or nowhere: a manifest
+// that passes it nowhere is refused when read, saying where to put it.
+TEST(ParseManifest, AServerMustBeToldItsPort) {
+  const std::string in_env = manifest(
+      {{"start", R"(start = ["node", "server.js"])"}, {"env", "[env]\nPORT = \"{port}\""}});
+  EXPECT_EQ(parse_manifest(in_env, "m.toml", "express").env[0].second, "{port}");
+  const std::string error = error_of(manifest({{"start", R"(start = ["node", "server.js"])"}}));
+  EXPECT_EQ(error,
+            "contestants/express/contestant.toml:12: field 'start': passes no {port} to the "
+            "server, so it cannot listen on the port the harness picks and waits on; add it to "
+            "start (\"--port\", \"{port}\") or to [env] (PORT = \"{port}\")");
+  // A script that renders a config template takes it as an argument (nginx, h2o).
+  EXPECT_NO_THROW(parse_manifest(
+      manifest({{"start", R"(start = ["sh", "start.sh", "{port}", "{workdir}"])"}}), "m.toml",
+      "express"));
+  // Listed only to say why it cannot run: nothing is started.
+  EXPECT_NO_THROW(parse_manifest(manifest({{"available", "available = false"},
+                                           {"reason", R"(reason = "not packaged")"},
+                                           {"start", R"(start = [])"}}),
+                                 "m.toml", "express"));
+}
+
 class TempDir {
  public:
   TempDir() {
@@ -210,7 +232,7 @@ void write(const fs::path& path, const std::string& text) {
 
 std::string minimal(std::string_view name, std::string_view extra = "") {
   return "name = \"" + std::string(name) +
-         "\"\nruntime = \"sh\"\nstart = [\"sh\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
+         "\"\nruntime = \"sh\"\nstart = [\"sh\", \"{port}\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
          "threads = 1\n" + std::string(extra);
 }
 

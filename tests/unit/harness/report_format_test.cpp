@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <cmath>
+#include <string>
 
 #include "harness/results/results.hpp"
 
@@ -32,13 +33,18 @@ TEST(ReportFormat, LatencyPicksTheUnitThatReads) {
   EXPECT_EQ(format_latency(kUnmeasured), "–");
 }
 
-TEST(ReportFormat, MemoryIsDecimalMegabytesFromKibibytes) {
-  EXPECT_EQ(format_memory(830), "850 kB");   // 849,920 bytes
-  EXPECT_EQ(format_memory(1856), "1.9 MB");  // 1,900,544 bytes
-  EXPECT_EQ(format_memory(44800), "45.9 MB");
-  EXPECT_EQ(format_memory(120'000), "123 MB");
-  EXPECT_EQ(format_memory(8'148'216), "8.34 GB");
+// One unit, MiB, from the KiB results keep, whatever the size; the unit goes in the heading.
+TEST(ReportFormat, MemoryIsMebibytesFromKibibytes) {
+  EXPECT_EQ(format_memory(830), "0.81");
+  EXPECT_EQ(format_memory(1856), "1.8");
+  EXPECT_EQ(format_memory(21'197), "20.7");  // the seed's figure: 20.7 MiB, not "21.7 MB"
+  EXPECT_EQ(format_memory(44800), "43.8");
+  EXPECT_EQ(format_memory(120'000), "117");
+  EXPECT_EQ(format_memory(8'148'216), "7,957");
   EXPECT_EQ(format_memory(kUnmeasured), "–");
+  EXPECT_EQ(format_memory_with_unit(21'197), "20.7 MiB");
+  EXPECT_EQ(format_memory_with_unit(kUnmeasured), "–");
+  EXPECT_EQ(memory_heading("peak RSS"), "peak RSS (MiB)");
 }
 
 TEST(ReportFormat, CpuRatiosAndChanges) {
@@ -48,9 +54,25 @@ TEST(ReportFormat, CpuRatiosAndChanges) {
   EXPECT_EQ(format_ratio(1), "1.00×");
   EXPECT_EQ(format_ratio(0.119), "0.12×");
   EXPECT_EQ(format_ratio(12.46), "12.5×");
+  EXPECT_EQ(format_ratio(0.0101), "0.01×");
+  EXPECT_EQ(format_ratio(1.0, "x"), "1.00x");  // the terminal's plain-ASCII sign
+  EXPECT_EQ(format_ratio(kUnmeasured), "–");
   EXPECT_EQ(format_change(0.15), "+15.0%");
   EXPECT_EQ(format_change(-0.032), "-3.2%");
   EXPECT_EQ(format_share(0.02), "2%");
+}
+
+// A ratio far below 1 keeps two significant digits: never 0.00×, which reads as nothing.
+TEST(ReportFormat, TinyRatiosKeepTheirDigits) {
+  EXPECT_EQ(format_ratio(0.00314), "0.0031×");
+  EXPECT_EQ(format_ratio(0.0031, "x"), "0.0031x");
+  EXPECT_EQ(format_ratio(0.0094), "0.0094×");
+  EXPECT_EQ(format_ratio(0.000042), "0.000042×");
+  EXPECT_EQ(format_ratio(0), "0×");
+  for (double ratio : {0.009, 0.001, 0.0005, 0.00001}) {
+    EXPECT_NE(format_ratio(ratio).rfind("0.00×", 0), 0u) << ratio;
+    EXPECT_GT(std::stod(format_ratio(ratio)), 0) << ratio;
+  }
 }
 
 TEST(ReportFormat, MarkdownEscapingKeepsTablesAndMarkupInert) {

@@ -31,10 +31,10 @@ Closed model: a fixed number of connections sending as fast as the server answer
 
 ### 10 connections
 
-| rank | contestant | req/s | interval | p50 | p99 | max | errors | CPU/req | idle RSS | peak RSS | flags | req/s vs ringside |
+| rank | contestant | req/s | interval | p50 | p99 | max | errors | CPU/req | idle RSS (MiB) | peak RSS (MiB) | flags | req/s vs ringside |
 |--:|---|--:|--:|--:|--:|--:|--:|--:|--:|--:|---|--:|
-| 1 | ringside | 100,000 | \[99,000–101,000\] | 80 µs | 0.25 ms | 1.20 ms | 0 | 7.90 µs | 1.6 MB | 2.0 MB |  | 1.00× |
-| 2 | node-http | 12,345 | \[12,000–12,500\] | 0.79 ms | 2.10 ms | 45.0 ms | 7 (reset 2, HTTP 503 5) | 66.0 µs | 45.9 MB | 51.2 MB | listen-overflow \[1\] | 0.12× |
+| 1 | ringside | 100,000 | \[99,000–101,000\] | 80 µs | 0.25 ms | 1.20 ms | 0 | 7.90 µs | 1.5 | 2.0 |  | 1.00× |
+| 2 | node-http | 12,345 | \[12,000–12,500\] | 0.79 ms | 2.10 ms | 45.0 ms | 7 (reset 2, HTTP 503 5) | 66.0 µs | 43.8 | 48.8 | listen-overflow \[1\] | 0.12× |
 
 ## Notes
 
@@ -52,10 +52,10 @@ What the flags mean:
 
 ## Contestants
 
-| contestant | description | runtime | version | threads | status | idle RSS | RSS after |
+| contestant | description | runtime | version | threads | status | idle RSS (MiB) | RSS after (MiB) |
 |---|---|---|---|--:|---|--:|--:|
-| ringside | ringside serve | ringside | 0.9.0 | 1 | ran | 1.6 MB | 2.1 MB |
-| node-http | node \| http | node | v20.19.2 | 1 | ran | 45.9 MB | 61.4 MB |
+| ringside | ringside serve | ringside | 0.9.0 | 1 | ran | 1.5 | 2.0 |
+| node-http | node \| http | node | v20.19.2 | 1 | ran | 43.8 | 58.6 |
 
 ## Machine
 
@@ -64,7 +64,7 @@ What the flags mean:
 | CPU | Test CPU |
 | cores | 2 |
 | kernel | 6.1.0 |
-| memory | 1.02 GB |
+| memory | 977 MiB |
 | frequency governor | not visible |
 | server CPUs | 0 |
 | loader CPUs | 1 |
@@ -93,9 +93,9 @@ TEST(ReportMarkdown, DatabaseColumnsBesideTheServersCpu) {
     p.median.database.cpu_us_per_request = p.contestant == "ringside" ? 6.1 : 40.8;
   }
   const std::string markdown = render_markdown(run);
-  EXPECT_NE(markdown.find("| CPU/req | DB CPU/req | queries/req | idle RSS | peak RSS |"),
+  EXPECT_NE(markdown.find("| CPU/req | DB CPU/req | queries/req | idle RSS (MiB) | peak RSS (MiB) |"),
             std::string::npos) << markdown;
-  EXPECT_NE(markdown.find("| 7.90 µs | 6.10 µs | 1.00 | 1.6 MB | 2.0 MB |"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| 7.90 µs | 6.10 µs | 1.00 | 1.5 | 2.0 |"), std::string::npos) << markdown;
   EXPECT_NE(markdown.find("| 66.0 µs | 40.8 µs | 2.00 |"), std::string::npos) << markdown;
   EXPECT_EQ(render_markdown(small_run()).find("DB CPU/req"), std::string::npos)
       << "no database, no columns";

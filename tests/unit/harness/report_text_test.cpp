@@ -2,6 +2,8 @@
 
 #include <gtest/gtest.h>
 
+#include "harness/report/report_html.hpp"
+#include "harness/report/report_markdown.hpp"
 #include "harness/report/report_model.hpp"
 
 namespace ringside::harness {
@@ -69,8 +71,10 @@ TEST(ReportText, TablePerWorkloadWithRatiosFlagsAndNotes) {
   EXPECT_NE(text.find("120.0k"), std::string::npos);
   EXPECT_NE(text.find("baseline"), std::string::npos);
   EXPECT_NE(text.find("0.25x"), std::string::npos) << text;
-  EXPECT_NE(text.find("1.5 MB"), std::string::npos) << "idle RSS";
-  EXPECT_NE(text.find("4.0 MB"), std::string::npos) << "peak RSS";
+  EXPECT_NE(text.find("idle RSS (MiB)  peak RSS (MiB)"), std::string::npos) << text;
+  EXPECT_NE(text.find("  1.5  "), std::string::npos) << "idle RSS";
+  EXPECT_NE(text.find("  4.0  "), std::string::npos) << "peak RSS";
+  EXPECT_EQ(text.find(" MB"), std::string::npos) << text;
   EXPECT_NE(text.find("12.5"), std::string::npos) << "CPU per request";
   EXPECT_NE(text.find("listen-overflow,noisy"), std::string::npos) << text;
   EXPECT_NE(text.find("node-http c=100: the kernel's listen queue overflowed 3 times"), std::string::npos);
@@ -153,8 +157,9 @@ TEST(ReportText, ShortNumbers) {
   EXPECT_EQ(short_rate(12345), "12.3k");
   EXPECT_EQ(short_rate(1234567), "1.23M");
   EXPECT_EQ(short_rate(kUnmeasured), "-");
-  EXPECT_EQ(memory_text(512), "512 KB");
-  EXPECT_EQ(memory_text(2048), "2.0 MB");
+  EXPECT_EQ(memory_text(512), "0.50");
+  EXPECT_EQ(memory_text(2048), "2.0");
+  EXPECT_EQ(memory_text(0), "-");
   EXPECT_EQ(memory_text(kUnmeasured), "-");
 }
 
@@ -201,6 +206,36 @@ TEST(ReportText, OneLineSaysWhatTheCpuShieldDid) {
   results.machine.server_cpus = "0";
   results.shield = shield;
   EXPECT_NE(render_text_report(results).find(shield_summary(shield, "0") + "\n"), std::string::npos);
+}
+
+// The terminal, report.md and report.html write one memory figure the same way (MiB from KiB,
+// the unit in the heading: a seed printed 20.7 "MB" here and 21.7 MB in report.md), and a tiny
+// ratio with its digits, never 0.00.
+TEST(ReportText, MemoryAndRatiosReadTheSameInEveryReport) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
+  for (const char* name : {"ringside", "slow"}) {
+    ContestantResult contestant;
+    contestant.name = name;
+    contestant.rss_idle_kib = 21'197;
+    results.contestants.push_back(contestant);
+  }
+  results.points.push_back(closed_point("ringside", 100000));
+  results.points.push_back(closed_point("slow", 314));
+  const std::string text = render_text_report(results);
+  const std::string markdown = render_markdown(results);
+  const std::string html = render_html(results, "", "");
+  for (const std::string* report : {&text, &markdown, &html}) {
+    EXPECT_NE(report->find("idle RSS (MiB)"), std::string::npos) << *report;
+    EXPECT_NE(report->find("peak RSS (MiB)"), std::string::npos) << *report;
+    EXPECT_NE(report->find("20.7"), std::string::npos) << *report;
+    EXPECT_EQ(report->find("21.7"), std::string::npos) << *report;
+    EXPECT_EQ(report->find(" MB"), std::string::npos) << *report;
+    EXPECT_NE(report->find("0.0031"), std::string::npos) << *report;
+    EXPECT_EQ(report->find("0.00x"), std::string::npos) << *report;
+    EXPECT_EQ(report->find("0.00×"), std::string::npos) << *report;
+  }
 }
 
 }  // namespace

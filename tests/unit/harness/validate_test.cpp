@@ -117,5 +117,22 @@ TEST(JudgeResponse, NamesWhatIsWrong) {
   }
 }
 
+// A PASS line names the checks that ran, the ids of /users/:id counted rather than listed.
+TEST(DescribeChecks, NamesTheChecksThatRanInOrder) {
+  std::vector<Check> checks;
+  for (const char* name : {"GET /", "GET /json", "GET /users/1", "GET /users/4242", "GET /users/abc",
+                           "keep-alive x100", "pipelined x16", "split request"}) {
+    checks.push_back({name, true, {}});
+  }
+  EXPECT_EQ(describe_checks(checks), "GET /, GET /json, GET /users/:id x3, keep-alive x100, "
+                                     "pipelined x16, split request");
+  checks.erase(checks.begin() + 2, checks.begin() + 5);  // database = "none": no /users/:id
+  checks.erase(checks.begin() + 3);                       // pipelining = false
+  checks.push_back({"listens on 127.0.0.2 only", true, {}});
+  EXPECT_EQ(describe_checks(checks), "GET /, GET /json, keep-alive x100, split request, "
+                                     "listens on 127.0.0.2 only");
+  EXPECT_EQ(describe_checks({}), "");
+}
+
 }  // namespace
 }  // namespace ringside::harness
