@@ -145,7 +145,13 @@ LatencyProbe probe_latency(const std::string& host, int port, const std::string&
     return probe;
   }
   const std::string request = get_request(path);
-  for (unsigned i = 0; i < options.exchanges; ++i) {
+  const Clock::time_point started = Clock::now();
+  const auto more = [&] {
+    return probe.server.size() < options.exchanges &&
+           (probe.server.empty() ||
+            seconds_between(started, Clock::now()) < options.exchanges_budget_s);
+  };
+  while (more()) {
     Exchange at_floor, at_server;
     if (!timed_exchange(floor, request, options.timeout_s, at_floor) ||
         !timed_exchange(server, request, options.timeout_s, at_server)) {

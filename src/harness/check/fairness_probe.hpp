@@ -31,9 +31,10 @@ struct FairnessOptions {
   bool enabled = true;
   unsigned connections = kDefaultFairnessConnections;  // the most it will be given at once
   std::string connections_source = "a run's usual largest level (the default scenario's)";
-  unsigned exchanges = 24;      // sequential requests, and as many to the floor
-  double burst_warmup_s = 0.4;  // load before the threads' CPU is read (JITs settle)
-  double burst_s = 0.6;         // the burst the threads are judged over
+  unsigned exchanges = 24;        // sequential requests, and as many to the floor
+  double exchanges_budget_s = 5;  // fewer when a slow server's would take longer
+  double burst_warmup_s = 0.4;    // load before the threads' CPU is read (JITs settle)
+  double burst_s = 0.6;           // the burst the threads are judged over
   unsigned burst_connections_per_thread = 16;
   unsigned max_burst_connections = 64;
   double timeout_s = 2;  // per connect, request and response
@@ -62,8 +63,9 @@ class CannedResponder {
   std::thread thread_;
 };
 
-// The sequential exchanges, each request to the floor followed by one to the server. Empty
-// vectors when either could not be asked (a connect or an exchange failed: no judgement).
+// The sequential exchanges, each request to the floor followed by one to the server, until
+// options.exchanges or options.exchanges_budget_s. Empty vectors when either could not be asked
+// (a connect or an exchange failed: no judgement).
 LatencyProbe probe_latency(const std::string& host, int port, const std::string& path,
                            const FairnessOptions& options);
 
