@@ -213,6 +213,19 @@ int run_list(const std::vector<harness::Contestant>& contestants) {
   return 0;
 }
 
+// The fairness check judges listen backlogs against the default scenario's largest level (the
+// run most people make), or the documented default when that scenario cannot be read.
+harness::FairnessOptions fairness_for_validate() {
+  const std::filesystem::path file = harness::default_scenario_path();
+  if (file.empty()) return {};
+  try {
+    return harness::fairness_options_for(harness::load_scenario(file),
+                                         "the default scenario's largest level");
+  } catch (const harness::ScenarioError&) {
+    return {};
+  }
+}
+
 int run_validate(const CompareFlags& flags, const std::vector<harness::Contestant>& contestants) {
   const sigset_t signals = take_shutdown_signals();
   SignalWatcher watcher(signals);
@@ -227,6 +240,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
   };
+  options.fairness = fairness_for_validate();
 
   std::unique_ptr<db::TempCluster> cluster;
   if (!flags.postgres_url.empty()) {
@@ -241,6 +255,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   const harness::ValidationTally tally = harness::validate_each(
       listed, options, [](std::size_t, const harness::ContestantReport& report) {
         std::printf("%s\n", report.line().c_str());
+        for (const std::string& line : report.warning_lines()) std::printf("%s\n", line.c_str());
         std::fflush(stdout);
         if (!report.last_output.empty()) {
           std::fprintf(stderr, "%s: %s: last output: %s\n", kName, report.name.c_str(),
@@ -248,9 +263,10 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
         }
       });
   if (cluster) cluster->stop();
-  std::printf("validated %zu contestants: %u passed, %u failed, %u skipped%s\n",
-              contestants.size(), tally.passed, tally.failed, tally.skipped,
-              tally.interrupted ? " (interrupted)" : "");
+  std::printf("validated %zu contestants: %u passed, %u failed, %u skipped; %u fairness "
+              "warning%s%s\n",
+              contestants.size(), tally.passed, tally.failed, tally.skipped, tally.warnings,
+              tally.warnings == 1 ? "" : "s", tally.interrupted ? " (interrupted)" : "");
   if (tally.interrupted) return 130;
   return tally.failed == 0 ? 0 : 1;
 }

@@ -1,5 +1,6 @@
-// Deno's own HTTP server, run by `deno serve --parallel` (one isolate per DENO_JOBS), with the
-// `postgres` package from the npm registry (installed in ../node_modules) for /users/:id.
+// One isolate of the deno contestant (main.js starts DENO_JOBS of them): Deno.serve on its own
+// SO_REUSEPORT listener, with the `postgres` package from the npm registry (installed in
+// ../node_modules) for /users/:id.
 
 import postgres from "postgres";
 import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
@@ -7,31 +8,51 @@ import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
 // postgres's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;
 
-// Each isolate of --parallel has its own pool. Statements are prepared (postgres's default).
-// Without a database (DATABASE_URL=none: postgres() would refuse it as a URL) there is no pool.
+const port = Number(Deno.env.get("PORT"));
+if (!Number.isInteger(port) || port < 1 || port > 65535) {
+  throw new Error(`PORT must be a port number (1-65535), got '${Deno.env.get("PORT") ?? ""}'`);
+}
+// HOST is the harness's {host} (127.0.0.1, or the scenario's server_address); an IPv6 literal
+// goes unbracketed ("::1").
+const hostname = Deno.env.get("HOST") || "127.0.0.1";
+
+// Each isolate has its own pool. Statements are prepared (postgres's default). Without a
+// database (DATABASE_URL=none: postgres() would refuse it as a URL) there is no pool.
 const url = Deno.env.get("DATABASE_URL");
 const sql = url === NO_DATABASE ? null : postgres(url, { max: POOL_SIZE });
 
 const user = userRoute(sql);
 
-export default {
-  fetch(request) {
-    if (request.method !== "GET" && request.method !== "HEAD") {
-      return new Response("method not allowed\n", { status: 405 });
-    }
-    const { pathname } = new URL(request.url);
-    if (pathname === "/") {
-      return new Response("Hello World!", { headers: { "content-type": "text/plain" } });
-    }
-    if (pathname === "/json") return json(200, { message: "Hello, World!" });
-    if (pathname.startsWith("/users/")) return user(pathname.slice("/users/".length));
-    return new Response("no route for this path\n", { status: 404 });
-  },
-};
+function handle(request) {
+  if (request.method !== "GET" && request.method !== "HEAD") {
+    return new Response("method not allowed\n", { status: 405 });
+  }
+  const { pathname } = new URL(request.url);
+  if (pathname === "/") {
+    return new Response("Hello World!", { headers: { "content-type": "text/plain" } });
+  }
+  if (pathname === "/json") return json(200, { message: "Hello, World!" });
+  if (pathname.startsWith("/users/")) return user(pathname.slice("/users/".length));
+  return new Response("no route for this path\n", { status: 404 });
+}
 
-// `deno serve` stops its server on SIGTERM, but the pool's idle connections would keep the
-// isolate alive: end the process (every isolate of --parallel) once the server has stopped.
-Deno.addSignalListener("SIGTERM", () => {
-  if (sql === null) Deno.exit(0);
-  sql.end({ timeout: 1 }).finally(() => Deno.exit(0));
-});
+function listen() {
+  Deno.serve({
+    hostname,
+    port,
+    reusePort: true, // every isolate listens; the kernel spreads connections over them
+    tcpBacklog: 65535, // net.core.somaxconn caps it
+    onListen: ({ hostname, port }) => self.postMessage({ listening: `${hostname}:${port}` }),
+  }, handle);
+}
+
+self.onmessage = ({ data }) => {
+  if (data.listen) listen();
+  if (data.stop) {
+    if (sql === null) self.postMessage({ stopped: true });
+    else sql.end({ timeout: 1 }).finally(() => self.postMessage({ stopped: true }));
+  }
+};
+// Loaded (its modules compiled, which takes a while on a fresh DENO_DIR): main.js has every
+// isolate listen at once when all are, so none is still compiling when the first answers.
+self.postMessage({ loaded: true });

@@ -46,6 +46,11 @@ struct LoadConfig {
   std::optional<LoadShare> share;
   // --hlog: also keep the corrected latency of each second (Stats::latency_seconds).
   bool latency_per_second = false;
+  // At the end (or a stop), wait up to this long for the answers still in flight before closing
+  // the connections, sending nothing new: a server still answering then sees its peer close, not
+  // a reset. 0 (the CLI's): close at once, as wrk does. The harness's fairness burst drains, so
+  // a contestant's output holds no tracebacks its checker caused.
+  double drain_s = 0;
 
   [[nodiscard]] double effective_duration_s() const {
     return duration_s > 0 ? duration_s : (requests > 0 ? 0 : 10.0);

@@ -64,6 +64,19 @@ void LoadWorker::publish_progress() {
   published_errored_.store(stats.errored, std::memory_order_relaxed);
 }
 
+// LoadConfig::drain_s: the loop goes on, claiming nothing, until no answer is in flight or the
+// drain's time is up; a request that times out meanwhile ends as it would have.
+template <typename Fire>
+void LoadWorker::drain(Fire& fire) {
+  if (!(context_.config.drain_s > 0)) return;
+  core::EventLoop& loop = context_.loop;
+  const core::TimePoint until = loop.now() + core::seconds_to_duration(context_.config.drain_s);
+  while (context_.in_flight() > 0 && loop.now() < until) {
+    loop.run_once(std::min(until - loop.now(), core::Duration(kPublishEvery)));
+    context_.timeouts.expire(loop.now(), fire);
+  }
+}
+
 void LoadWorker::run() {
   // The default 50 us timer slack would make every scheduled -R send late by up to that much.
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
@@ -91,6 +104,7 @@ void LoadWorker::run() {
     publish_progress();
   }
   context_.stop_claiming();
+  drain(fire);
   for (ClientConnection& connection : connections_) connection.abandon();
   context_.stats().latency_seconds.finish();
   if (measured_cpu_from_s_ >= 0) measured_cpu_s_ = thread_cpu_s() - measured_cpu_from_s_;

@@ -37,6 +37,9 @@ class LoadWorker {
 
  private:
   [[nodiscard]] bool finished(core::TimePoint now) const;
+  // LoadConfig::drain_s: waits for the answers in flight, sending nothing new.
+  template <typename Fire>
+  void drain(Fire& fire);
   [[nodiscard]] core::Duration next_wait(core::TimePoint now) const;
   // Adds `outstanding` requests held from `from` to `to`, clipped to the measured phase.
   void count_outstanding(core::TimePoint from, core::TimePoint to, std::int64_t outstanding);

@@ -53,6 +53,9 @@ build_inputs = []
 [env]
 PYTHONDONTWRITEBYTECODE = "1"
 FIXTURE_DIE_AFTER = "{die_after}"
+# dies-mid-run: not in the first start, the validation (its fairness burst sends thousands).
+FIXTURE_DIE_FROM_START = "2"
+FIXTURE_STATE_DIR = "{{dir}}"
 FIXTURE_DELAY_MS = "{delay_ms}"
 RINGSIDE_TEST_SCRATCH = "{scratch}"
 """

@@ -5,7 +5,9 @@ it cannot keep connections alive, a server never ready told where the harness lo
 output shown once and without the checker's own disconnects in it; a server that ignores SIGTERM
 is killed, a child that left its process group is found, killed and reported, nothing is left
 running or on disk afterwards, and bad manifests (one that passes no {port} among them), unknown
-names and Ctrl-C end as documented.
+names and Ctrl-C end as documented. The fairness check (issue 21): Python's stock server written
+the naive way passes with exactly two warnings, Nagle's (TCP_NODELAY) and its listen backlog of 5,
+and the same server fixed gets none.
 
 No fixture uses a database (db_pool = 0), so no PostgreSQL is started: the harness provisions one
 only for contestants with db_pool > 0. The {db_url} placeholder is checked with --postgres and a
@@ -23,8 +25,8 @@ from ringside_testlib import BIN
 
 FIXTURES = os.path.abspath(os.path.join(os.path.dirname(__file__), "..", "fixtures", "contestants"))
 SERVER = os.path.join(FIXTURES, "fixture_server.py")
-# Nine contestants one after the other, two of them waiting out a grace or a ready timeout,
-# under the sanitizers on a loaded 2-core machine.
+# Eleven contestants one after the other, two of them waiting out a grace or a ready timeout, one
+# slowed to 44 ms a request by Nagle's algorithm, under the sanitizers on a loaded 2-core machine.
 RUN_TIMEOUT = 240
 READY_TIMEOUT = "5"
 
@@ -114,11 +116,14 @@ class ValidateFixturesTest(CompareTest):
         self.assertEqual(code, 1, out + err)
         self.assertEqual(sorted(lines), ["escaping-child", "exits-early", "good", "http10",
                                          "ignores-sigterm", "missing-runtime", "never-ready",
-                                         "unavailable", "wrong-body"], out)
+                                         "stock", "stock-fixed", "unavailable", "wrong-body"], out)
         # A PASS says which checks ran.
         self.assertRegex(lines["good"], r"^PASS good \(Python [0-9.]+\): GET /, GET /json, "
                                         r"GET /users/:id x11, keep-alive x100, pipelined x16, "
                                         r"split request$")
+        # Only the naive server is warned (FairnessTest says what about).
+        self.assertEqual([w.split(":")[1].strip() for w in fairness_warnings(out)], ["stock", "stock"],
+                         out)
         self.assertTrue(lines["wrong-body"].startswith("FAIL wrong-body"), out)
         self.assertIn("GET /: body 'Hello World' (expected 'Hello World!')", lines["wrong-body"])
         # Where the harness looked, and that nothing listened there.
@@ -159,13 +164,15 @@ class ValidateFixturesTest(CompareTest):
         self.assertEqual(lines["missing-runtime"],
                          "SKIP missing-runtime: needs ringside-fixture-no-such-runtime (not on "
                          "PATH); install: apt-get install ringside-fixture-no-such-runtime")
-        self.assertEqual(out.splitlines()[-1],
-                         "validated 9 contestants: 1 passed, 6 failed, 2 skipped")
+        self.assertEqual(out.splitlines()[-1], "validated 11 contestants: 3 passed, 6 failed, "
+                         "2 skipped; 2 fairness warnings")
         self.assert_nothing_left()
 
     def test_passing_contestants_exit_0_and_build_once(self):
         code, out, err = self.compare("--validate", "--contestants", FIXTURES, "good")
         self.assertEqual(code, 0, out + err)
+        self.assertEqual(out.splitlines()[-1],
+                         "validated 1 contestants: 1 passed, 0 failed, 0 skipped; 0 fairness warnings")
         self.assertEqual(len(out.splitlines()), 2, out)
         self.assertIn("ringside compare: good: building", err)
         code, out, err = self.compare("--validate", "--contestants", FIXTURES, "good", "unavailable")
@@ -187,12 +194,48 @@ class ValidateFixturesTest(CompareTest):
         self.assert_nothing_left()
 
 
+def fairness_warnings(stdout):
+    return [line for line in stdout.splitlines() if line.startswith("WARN fairness: ")]
+
+
+class FairnessTest(CompareTest):
+    def test_the_stock_server_is_warned_twice_and_the_fixed_one_not_at_all(self):
+        code, out, err = self.compare("--validate", "--contestants", FIXTURES, "stock", "stock-fixed")
+        self.assertEqual(code, 0, out + err)  # warnings never fail a contestant
+        lines = lines_by_name(out)
+        self.assertRegex(lines["stock"], r"^PASS stock \(Python [0-9.]+\): GET /, GET /json, GET /users/:id x11, "
+                                         r"keep-alive x100, pipelined x16, split request$")
+        self.assertRegex(lines["stock-fixed"], r"^PASS stock-fixed \(Python [0-9.]+\): GET /, GET /json, "
+                                               r"GET /users/:id x11, keep-alive x100, pipelined x16, "
+                                               r"split request$")
+        warnings = fairness_warnings(out)
+        self.assertEqual(len(warnings), 2, out + err)
+        nagle, backlog = warnings
+        # Each response in two pieces, a delayed ACK apart: Nagle's algorithm, and its fix.
+        self.assertRegex(nagle, r"^WARN fairness: stock: tcp-nodelay: GET / took [0-9.]+ ms a request "
+                                r"\(median of 24 sequential keep-alive requests; a canned responder on "
+                                r"loopback: [0-9.]+ ms\), each response in 2 pieces [0-9.]+ ms apart: ")
+        self.assertIn("set TCP_NODELAY on accepted sockets", nagle)
+        # listen(5): what the kernel keeps for its socket, against the default scenario's 1,000.
+        self.assertRegex(backlog, r"^WARN fairness: stock: listen-backlog: the listen backlog of port "
+                                  r"\d+ is 5 \(the kernel's Send-Q of its listening socket\), below the "
+                                  r"1,000 connections of the default scenario's largest level")
+        self.assertIn("request_queue_size = 4096", backlog)
+        # The warnings stand right under their contestant's line; the fixed server has none.
+        self.assertEqual(out.splitlines()[1:3], warnings, out)
+        self.assertEqual(out.splitlines()[-1], "validated 2 contestants: 2 passed, 0 failed, "
+                         "0 skipped; 2 fairness warnings")
+        self.assertRegex(err, r"stock-fixed: fairness: GET / [0-9.]+ ms a request \(floor [0-9.]+ ms\); "
+                              r"listen backlog 4,096; ")
+        self.assert_nothing_left()
+
+
 class ListTest(CompareTest):
     def test_list_shows_version_build_state_and_runnability(self):
         code, out, err = self.compare("--list", "--contestants", FIXTURES)
         self.assertEqual(code, 0, err)
         rows = {line.split()[0]: line for line in out.splitlines()}
-        self.assertEqual(len(rows), 9, out)
+        self.assertEqual(len(rows), 11, out)
         self.assertRegex(rows["good"], r"^good +Python [0-9.]+ +needs build +runnable$")
         self.assertRegex(rows["wrong-body"], r"^wrong-body +Python [0-9.]+ +none +runnable$")
         self.assertRegex(rows["unavailable"], r"^unavailable +- +none +not runnable: not available: ")

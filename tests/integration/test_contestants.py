@@ -1,7 +1,9 @@
 """The contestants of `ringside compare` (contestants/, docs/contestants.md): every one that
 scripts/setup installs passes `ringside compare --validate` here — each route's status, body,
 Content-Type, framing and Date, keep-alive, pipelining, split requests, and a clean stop — against
-one throwaway PostgreSQL, listening on the {host} it is given (127.0.0.2) and not on 127.0.0.1.
+one throwaway PostgreSQL, listening on the {host} it is given (127.0.0.2) and not on 127.0.0.1,
+and none gets a fairness warning (Nagle, slow requests, a small listen backlog, a missing
+production switch, more or fewer threads than it is given).
 (How --validate judges a broken contestant is tested against fixtures in
 test_compare_validate.py.)"""
 import subprocess
@@ -83,6 +85,7 @@ class ContestantsTest(unittest.TestCase):
                                              rf"x100, pipelined x16, split request, listens on "
                                              rf"{ELSEWHERE} only$")
         self.assertEqual(code, 1 if KNOWN_FAILURES else 0, output)
+        self.assert_no_fairness_warning(output)
         for name in set(RUNNABLE) - set(KNOWN_FAILURES):
             with self.subTest(contestant=name, host=ELSEWHERE):
                 self.assertRegex(output,
@@ -93,6 +96,12 @@ class ContestantsTest(unittest.TestCase):
         code, output = validate("--threads", "1", "node-cluster", "rust-hyper", "ringside")
         self.assertEqual(code, 0, output)
         self.assertEqual(output.count("\nPASS ") + output.startswith("PASS "), 3, output)
+        self.assert_no_fairness_warning(output)
+
+    def assert_no_fairness_warning(self, output):
+        warned = [line for line in output.splitlines() if line.startswith("WARN fairness")]
+        self.assertEqual(warned, [], output)
+        self.assertRegex(output, r"(?m)^validated \d+ contestants: .*; 0 fairness warnings$")
 
     def test_unavailable_contestant_is_skipped_with_its_reason(self):
         code, output = validate("--postgres", self.db_url, "rocket")

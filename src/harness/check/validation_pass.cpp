@@ -33,6 +33,7 @@ ValidationTally validate_each(
     }
     const ContestantReport report = validate_contestant(*contestants[i], options);
     on_report(i, report);
+    tally.warnings += static_cast<unsigned>(report.warnings.size());
     switch (report.verdict) {
       case CheckVerdict::kPass: ++tally.passed; break;
       case CheckVerdict::kFail: ++tally.failed; break;

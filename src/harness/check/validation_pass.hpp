@@ -30,6 +30,7 @@ std::unique_ptr<db::TempCluster> start_throwaway_database(
 
 struct ValidationTally {
   unsigned passed = 0, failed = 0, skipped = 0;
+  unsigned warnings = 0;     // fairness warnings, over every contestant
   bool interrupted = false;  // options.stop came, or a report says it was interrupted
 };
 

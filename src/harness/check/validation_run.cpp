@@ -58,6 +58,12 @@ std::string ContestantReport::line() const {
   return text;
 }
 
+std::vector<std::string> ContestantReport::warning_lines() const {
+  std::vector<std::string> lines;
+  for (const FairnessWarning& warning : warnings) lines.push_back(warning.line(name));
+  return lines;
+}
+
 namespace {
 
 void fail(ContestantReport& report, std::string problem) {
@@ -119,6 +125,21 @@ void check_step(const Contestant& contestant, RunningContestant& server,
   }
 }
 
+// A contestant that passed: is it set up to be timed fairly? Warnings only (fairness.hpp).
+void fairness_step(const Contestant& contestant, RunningContestant& server,
+                   const ValidationRunOptions& options, ContestantReport& report) {
+  if (report.verdict != CheckVerdict::kPass || !options.fairness.enabled || interrupted(options)) {
+    return;
+  }
+  say(options, contestant.name() + ": checking fairness (latency against a canned responder, "
+                                   "listen backlog, production settings, threads)");
+  FairnessResult found =
+      check_fairness(contestant, server, options.start.threads, options.fairness, options.stop);
+  if (!found.measured.empty()) say(options, contestant.name() + ": fairness: " + found.measured);
+  report.warnings = std::move(found.warnings);
+  if (interrupted(options)) stop_early(report, "while checking fairness");
+}
+
 // Stops the server with its stop signal; a stop that left something behind is a failure.
 void stop_step(const Contestant& contestant, RunningContestant& server,
                const ValidationRunOptions& options, ContestantReport& report) {
@@ -163,6 +184,7 @@ ContestantReport validate_contestant(const Contestant& contestant,
     return report;
   }
   check_step(contestant, *server, options, report);
+  fairness_step(contestant, *server, options, report);
   stop_step(contestant, *server, options, report);
   return report;
 }

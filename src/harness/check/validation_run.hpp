@@ -1,6 +1,7 @@
 // `ringside compare --validate` and `--list` as a library: for one contestant, skip it when it
 // cannot run here, build it (cached), start it on a free port, wait until ready, run the checks of
-// validate.hpp, stop it and check nothing of it is left; and the facts --list shows. The CLI
+// validate.hpp and, when they pass, the fairness check (fairness_probe.hpp: warnings, never a
+// failure), stop it and check nothing of it is left; and the facts --list shows. The CLI
 // (apps/ringside/compare_command.cpp) only parses flags, provisions the database and prints.
 //
 //   ValidationRunOptions options;  options.stop = &interrupted;  options.progress = print_line;
@@ -17,6 +18,7 @@
 #include "harness/process/build_cache.hpp"
 #include "harness/config/contestant.hpp"
 #include "harness/process/lifecycle.hpp"
+#include "harness/check/fairness_probe.hpp"
 #include "harness/check/validate.hpp"
 
 namespace ringside::harness {
@@ -33,6 +35,7 @@ struct ContestantReport {
   std::vector<std::string> problems;  // why it failed or was skipped, one phrase each
   std::string last_output;            // its last lines, when it failed after starting
   bool pipelining = true;             // its manifest's `pipelining`: false leaves that check out
+  std::vector<FairnessWarning> warnings;  // the fairness check's, when it passed
 
   // The problems, joined with "; ".
   [[nodiscard]] std::string problem_text() const;
@@ -40,6 +43,8 @@ struct ContestantReport {
   // request" (the checks that ran), "FAIL name: problem; problem",
   // "SKIP name: needs node (not on PATH); install: scripts/setup".
   [[nodiscard]] std::string line() const;
+  // One "WARN fairness: name: check: message" line per warning.
+  [[nodiscard]] std::vector<std::string> warning_lines() const;
 };
 
 struct ValidationRunOptions {
@@ -49,6 +54,7 @@ struct ValidationRunOptions {
   double build_timeout_s = kBuildTimeoutS;
   BuildCache cache;
   ValidateOptions checks;
+  FairnessOptions fairness;              // after the checks pass; enabled = false: left out
   const std::atomic<bool>* stop = nullptr;                  // Ctrl-C: finish this one early
   std::function<void(const std::string&)> progress;         // one line per step, for stderr
 };

@@ -35,11 +35,11 @@ constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
     {"SIGUSR2", SIGUSR2},
 }};
 
-constexpr std::array<std::string_view, 20> kFields = {
+constexpr std::array<std::string_view, 21> kFields = {
     "name",  "description", "language",     "runtime", "available",  "reason",
     "requires", "install",  "version",      "build",   "build_inputs", "start",
     "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining",
-    "database_optional"};
+    "database_optional", "listen_backlog"};
 
 using FieldReader = TomlFields<ManifestError>;
 
@@ -249,6 +249,8 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   read_db_pool(reader, manifest);
   manifest.pipelining = reader.boolean("pipelining").value_or(true);
   manifest.database_optional = reader.boolean("database_optional").value_or(false);
+  manifest.listen_backlog =
+      static_cast<unsigned>(reader.integer("listen_backlog", 1, 65535).value_or(0));
   read_stop_signal(reader, manifest);
   read_env(reader, manifest);
   require_port(reader, manifest);

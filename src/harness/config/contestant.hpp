@@ -51,6 +51,10 @@ struct Manifest {
   bool pipelining = true;
   // Starts with {db_url} = "none" when a scenario has no database, and serves its other routes.
   bool database_optional = false;
+  // The listen backlog its runtime fixes, for a server that has no way to set its own (Bun.serve:
+  // 512): the fairness check then notes it rather than warning, as long as the kernel shows
+  // exactly that. 0: the server sets its own.
+  unsigned listen_backlog = 0;
   int stop_signal = SIGTERM;
   std::string stop_signal_name = "SIGTERM";
   std::vector<std::pair<std::string, std::string>> env;  // in the file's order

@@ -1,22 +1,12 @@
 #include "harness/measure/kernel_counters.hpp"
 
-#include <arpa/inet.h>
-#include <linux/inet_diag.h>
-#include <linux/netlink.h>
-#include <linux/rtnetlink.h>
-#include <linux/sock_diag.h>
-#include <netinet/in.h>
-#include <netinet/tcp.h>
-#include <sys/socket.h>
-#include <unistd.h>
-
-#include <array>
 #include <charconv>
-#include <cstring>
 #include <fstream>
 #include <sstream>
 #include <string>
 #include <vector>
+
+#include "harness/process/listen_sockets.hpp"
 
 namespace ringside::harness {
 namespace {
@@ -111,69 +101,18 @@ KernelCounters read_kernel_counters() {
 
 std::uint64_t sum_listener_drops(const void* data, std::size_t length, int port, bool& done,
                                  bool& error) {
+  std::vector<ListenSocket> sockets;
+  parse_listen_sockets(data, length, port, sockets, done, error);
   std::uint64_t drops = 0;
-  int remaining = static_cast<int>(length);
-  for (auto* header = static_cast<const nlmsghdr*>(data); NLMSG_OK(header, remaining);
-       header = NLMSG_NEXT(header, remaining)) {
-    if (header->nlmsg_type == NLMSG_DONE) {
-      done = true;
-      break;
-    }
-    if (header->nlmsg_type == NLMSG_ERROR) {
-      error = true;
-      break;
-    }
-    if (header->nlmsg_type != SOCK_DIAG_BY_FAMILY) continue;
-    const auto* message = static_cast<const inet_diag_msg*>(NLMSG_DATA(header));
-    if (ntohs(message->id.idiag_sport) != port) continue;
-    int attributes = static_cast<int>(header->nlmsg_len - NLMSG_LENGTH(sizeof *message));
-    for (auto* attribute = reinterpret_cast<const rtattr*>(message + 1); RTA_OK(attribute, attributes);
-         attribute = RTA_NEXT(attribute, attributes)) {
-      if (attribute->rta_type != INET_DIAG_SKMEMINFO) continue;
-      if (RTA_PAYLOAD(attribute) < (SK_MEMINFO_DROPS + 1) * sizeof(std::uint32_t)) continue;
-      std::uint32_t values[SK_MEMINFO_DROPS + 1];
-      std::memcpy(values, RTA_DATA(attribute), sizeof values);
-      drops += values[SK_MEMINFO_DROPS];
-    }
-  }
+  for (const ListenSocket& socket : sockets) drops += socket.drops;
   return drops;
 }
 
 std::optional<std::uint64_t> listener_drops(int port) {
-  const int fd = socket(AF_NETLINK, SOCK_DGRAM | SOCK_CLOEXEC, NETLINK_SOCK_DIAG);
-  if (fd < 0) return std::nullopt;
+  const std::optional<std::vector<ListenSocket>> sockets = listen_sockets(port);
+  if (!sockets) return std::nullopt;
   std::uint64_t drops = 0;
-  bool ok = true;
-  for (const int family : {AF_INET, AF_INET6}) {
-    struct {
-      nlmsghdr header;
-      inet_diag_req_v2 request;
-    } query{};
-    query.header.nlmsg_len = sizeof query;
-    query.header.nlmsg_type = SOCK_DIAG_BY_FAMILY;
-    query.header.nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
-    query.request.sdiag_family = static_cast<std::uint8_t>(family);
-    query.request.sdiag_protocol = IPPROTO_TCP;
-    query.request.idiag_ext = 1 << (INET_DIAG_SKMEMINFO - 1);
-    query.request.idiag_states = 1 << TCP_LISTEN;
-    if (send(fd, &query, sizeof query, 0) != static_cast<ssize_t>(sizeof query)) {
-      ok = false;
-      break;
-    }
-    bool done = false, error = false;
-    alignas(nlmsghdr) std::array<char, 32 * 1024> buffer;
-    while (!done && !error) {
-      const ssize_t got = recv(fd, buffer.data(), buffer.size(), 0);
-      if (got <= 0) {
-        error = true;
-        break;
-      }
-      drops += sum_listener_drops(buffer.data(), static_cast<std::size_t>(got), port, done, error);
-    }
-    if (error) ok = false;
-  }
-  close(fd);
-  if (!ok) return std::nullopt;
+  for (const ListenSocket& socket : *sockets) drops += socket.drops;
   return drops;
 }
 

@@ -35,8 +35,9 @@ KernelCounters read_kernel_counters();
 
 // Connections dropped at the listening sockets of `port` (every one, for SO_REUSEPORT servers):
 // their sk_drops, which the kernel raises with ListenDrops when the accept queue is full or a
-// handshake cannot be queued, read over NETLINK_SOCK_DIAG (INET_DIAG_SKMEMINFO). Unlike the
-// machine-wide counters, this is the server's own. Nothing when sock_diag cannot be asked.
+// handshake cannot be queued, read over NETLINK_SOCK_DIAG (INET_DIAG_SKMEMINFO,
+// process/listen_sockets.hpp). Unlike the machine-wide counters, this is the server's own.
+// Nothing when sock_diag cannot be asked.
 std::optional<std::uint64_t> listener_drops(int port);
 // The part of it that is pure: the sum of SK_MEMINFO_DROPS over the inet_diag_msg replies in a
 // netlink dump whose source port is `port`; `done` is set at NLMSG_DONE.

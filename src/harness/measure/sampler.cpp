@@ -91,14 +91,6 @@ std::uint64_t parse_status_kib(std::string_view status, std::string_view key) {
   return 0;
 }
 
-std::optional<SchedTimes> parse_schedstat(std::string_view text) {
-  std::size_t at = 0;
-  const auto run = number_at(text, at);
-  const auto wait = number_at(text, at);
-  if (!run || !wait) return std::nullopt;
-  return SchedTimes{static_cast<double>(*run) / 1e9, static_cast<double>(*wait) / 1e9};
-}
-
 TreeUsage measure_tree(pid_t root, bool with_cpu) {
   static const double kTicksPerSecond = static_cast<double>(sysconf(_SC_CLK_TCK));
   TreeUsage usage;

@@ -27,6 +27,8 @@
 #include <thread>
 #include <vector>
 
+#include "harness/process/thread_times.hpp"
+
 namespace ringside::harness {
 
 inline constexpr int kSampleIntervalMs = 100;
@@ -43,12 +45,7 @@ struct StatCpuTicks {
 std::optional<StatCpuTicks> parse_stat_cpu(std::string_view stat);
 // A "Key:   1234 kB" line of /proc/PID/status, in KiB; 0 when absent (a kernel thread, a zombie).
 std::uint64_t parse_status_kib(std::string_view status, std::string_view key);
-struct SchedTimes {
-  double run_s = 0;   // on a CPU
-  double wait_s = 0;  // runnable, waiting for a CPU
-};
-// "run_ns wait_ns timeslices" of /proc/.../schedstat.
-std::optional<SchedTimes> parse_schedstat(std::string_view text);
+// SchedTimes and parse_schedstat (a thread's run and wait times): process/thread_times.hpp.
 
 struct TreeUsage {
   double cpu_s = 0;

@@ -190,6 +190,8 @@ long HttpConnection::fill(Clock::time_point deadline, std::string& error) {
     const ssize_t got = recv(fd_, chunk, sizeof chunk, 0);
     if (got > 0) {
       buffer_.append(chunk, static_cast<std::size_t>(got));
+      arrival_.last_byte = Clock::now();
+      if (arrival_.pieces++ == 0) arrival_.first_byte = arrival_.last_byte;
       return got;
     }
     if (got == 0) return 0;
@@ -298,6 +300,9 @@ bool HttpConnection::read_response(HttpResponse& out, double timeout_s, std::str
     return false;
   }
   const auto deadline = deadline_after(timeout_s);
+  // Bytes already buffered arrived with the last receive; otherwise the next receive is the first.
+  arrival_.pieces = buffer_.empty() ? 0 : 1;
+  arrival_.first_byte = arrival_.last_byte;
   http::Response head;
   const std::size_t head_bytes = read_head(deadline, head, error);
   if (head_bytes == 0) return false;

@@ -59,6 +59,14 @@ class HttpConnection {
   bool read_response(HttpResponse& response, double timeout_s, std::string& error);
   // Bytes received beyond the responses read so far.
   [[nodiscard]] std::size_t buffered() const { return buffer_.size(); }
+  // When the last response read arrived: the receive that brought its first bytes, the one that
+  // completed it, and how many receives it took (1: one piece). Exact for a response read after
+  // its request, with nothing buffered before it (no pipelining).
+  struct Arrival {
+    std::chrono::steady_clock::time_point first_byte, last_byte;
+    unsigned pieces = 0;
+  };
+  [[nodiscard]] const Arrival& arrival() const { return arrival_; }
   // Closes gracefully (also on destruction): FIN, then what the server still sends is read and
   // dropped until it closes too (at most 1 s), so the checker's close never resets a connection
   // the server is still answering on.
@@ -77,6 +85,7 @@ class HttpConnection {
 
   int fd_ = -1;
   std::string buffer_;
+  Arrival arrival_;
 };
 
 // "GET PATH HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n"

@@ -85,6 +85,14 @@ std::string verdict_html(const ReportModel& model) {
   return out + "</section>\n";
 }
 
+// Right after the verdict: what the check before timing found, contestant by contestant.
+std::string fairness_html(const ReportModel& model) {
+  if (model.fairness.empty()) return "";
+  return "<section id=\"fairness\">\n<h2>Fairness warnings</h2>\n<p>The check before timing "
+         "found these: each says what it measured and the fix.</p>\n" +
+         list_html(model.fairness, "fairness") + "</section>\n";
+}
+
 std::string errors_html(const ReportModel& model) {
   std::string out = table_html(model.errors, "facts");
   if (model.errors.rows.empty()) out += "<p>No errors, and the kernel dropped nothing.</p>\n";
@@ -127,6 +135,7 @@ std::string render_html(const RunResults& results, std::string_view uplot_js,
        {"error_hooks_js", escape_inline_code(report_error_hooks_js(), "script")},
        {"alerts", paragraphs_html(model.alerts, "<p class=\"alert\">")},
        {"verdict", verdict_html(model)},
+       {"fairness", fairness_html(model)},
        {"preamble", paragraphs_html(model.preamble, "<p>")},
        {"charts_missing", charts ? "" : std::string(kChartsMissing)},
        {"workloads", workloads_html(model, charts)},

@@ -51,6 +51,11 @@ std::string render_markdown(const RunResults& results) {
   std::string out = "# " + escape_markdown(model.title) + "\n\n";
   for (const std::string& alert : model.alerts) out += "> **" + escape_markdown(alert) + "**\n\n";
   append_verdict(out, model);
+  if (!model.fairness.empty()) {
+    out += "## Fairness warnings\n\nThe check before timing found these: each says what it "
+           "measured and the fix (docs/harness.md, \"Fairness\").\n\n";
+    append_list(out, model.fairness);
+  }
   for (const std::string& sentence : model.preamble) out += escape_markdown(sentence) + "\n";
   out += "\n";
   for (const WorkloadSection& section : model.workloads) {

@@ -126,6 +126,14 @@ class ModelBuilder {
     describe_run();
     model_.verdict_rule = verdict_rule_text();
     model_.verdict = verdict_blocks(verdict_);
+    for (std::size_t i = 0; i < model_.verdict.size(); ++i) {
+      const std::string warned = fairness_in_verdict(results_, verdict_.workloads[i]);
+      if (!warned.empty()) {
+        model_.verdict[i].lines.push_back(
+            {"fairness warnings", {{warned + ": see Fairness warnings below", false}}});
+      }
+    }
+    model_.fairness = fairness_lines(results_);
     for (const std::string& workload : workload_order(results_))
       model_.workloads.push_back(section(workload));
     explain_flags();
@@ -410,13 +418,15 @@ class ModelBuilder {
     table.id = "contestants";
     table.heading = "Contestants";
     table.columns = {"contestant", "description", "runtime", "version", "threads", "status",
-                     memory_heading("idle RSS"), memory_heading("RSS after")};
-    table.numeric = {false, false, false, false, true, false, true, true};
+                     "fairness", memory_heading("idle RSS"), memory_heading("RSS after")};
+    table.numeric = {false, false, false, false, true, false, false, true, true};
     for (const ContestantResult& c : results_.contestants) {
+      const std::string warned = fairness_checks(c);
       table.rows.push_back(
           {c.name, c.description, c.runtime,
            c.version.empty() ? std::string(kUnmeasuredText) : c.version,
            c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), std::string(status_name(c.status)),
+           !warned.empty() ? "WARN " + warned : c.status == ContestantStatus::kRan ? "ok" : std::string(kUnmeasuredText),
            format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
       if (c.status == ContestantStatus::kRan) continue;
       std::string detail = c.name + " " + std::string(status_name(c.status)) + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
@@ -553,6 +563,44 @@ ReportTable load_hosts_table(const RunResults& results) {
     table.rows.push_back({host.name, host.destination, ms(host.clock_offset_s), trip});
   }
   return table;
+}
+
+std::string fairness_checks(const ContestantResult& contestant) {
+  std::string checks;
+  for (const ContestantWarning& warning : contestant.warnings) {
+    if (checks.find(warning.check) != std::string::npos) continue;
+    checks += (checks.empty() ? "" : ", ") + warning.check;
+  }
+  return checks;
+}
+
+std::vector<std::string> fairness_lines(const RunResults& results) {
+  std::vector<std::string> lines;
+  for (const ContestantResult& contestant : results.contestants) {
+    for (const ContestantWarning& warning : contestant.warnings) {
+      lines.push_back(contestant.name + ": " + warning.check + ": " + warning.message);
+    }
+  }
+  return lines;
+}
+
+std::string fairness_in_verdict(const RunResults& results, const WorkloadVerdict& verdict) {
+  std::vector<std::string> names;
+  for (const Ranking* ranking : {&verdict.throughput, &verdict.cpu}) {
+    for (const TieGroup& group : ranking->groups) {
+      for (const RankedEntry& entry : group.entries) names.push_back(entry.contestant);
+    }
+    for (const Unranked& unranked : ranking->unranked) {  // "nginx via wrk": the contestant
+      names.push_back(unranked.label.substr(0, unranked.label.find(" via ")));
+    }
+  }
+  std::string text;
+  for (const ContestantResult& contestant : results.contestants) {
+    const std::string checks = fairness_checks(contestant);
+    if (checks.empty() || std::find(names.begin(), names.end(), contestant.name) == names.end()) continue;
+    text += (text.empty() ? "" : ", ") + contestant.name + " (" + checks + ")";
+  }
+  return text;
 }
 
 std::vector<std::string> load_host_warnings(const RunResults& results) {

@@ -41,7 +41,10 @@ struct ReportModel {
   std::string title;
   // The answer first: per workload, the contestants ranked (harness/report/verdict.hpp).
   std::string verdict_rule;
-  std::vector<VerdictBlock> verdict;
+  std::vector<VerdictBlock> verdict;    // each with a "fairness warnings" line where due
+  // The fairness check's warnings (harness/check/fairness.hpp), right after the verdict, one line
+  // each: "stock: tcp-nodelay: GET / took 43.9 ms a request ...".
+  std::vector<std::string> fairness;
   std::vector<std::string> preamble;  // sentences
   std::vector<std::string> alerts;    // partial run, missing baseline, ...
   std::vector<WorkloadSection> workloads;
@@ -67,6 +70,14 @@ struct PointGroupKey {
 };
 
 ReportModel build_report_model(const RunResults& results);
+
+// A contestant's fairness warnings by check: "tcp-nodelay, listen-backlog"; "" when none.
+std::string fairness_checks(const ContestantResult& contestant);
+// Every fairness warning of the run, one line each: "stock: tcp-nodelay: GET / took ...".
+std::vector<std::string> fairness_lines(const RunResults& results);
+// The contestants a workload's verdict ranks, or lists apart, that have fairness warnings:
+// "stock (tcp-nodelay, listen-backlog)"; "" when none has.
+std::string fairness_in_verdict(const RunResults& results, const WorkloadVerdict& verdict);
 
 // The load hosts' table (rows only with engine "ssh"): host, ssh destination, clock offset and
 // round trip in ms.

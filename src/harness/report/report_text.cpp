@@ -93,8 +93,9 @@ std::vector<std::string> aligned(const std::vector<Row>& rows) {
   return lines;
 }
 
-// The answer first, two rankings side by side, under 100 columns for up to 20-letter names.
-std::string verdict_text(const Verdict& verdict) {
+// The answer first, two rankings side by side, under 100 columns for up to 20-letter names;
+// under each workload's, those apart and those with fairness warnings.
+std::string verdict_text(const RunResults& results, const Verdict& verdict) {
   if (verdict.workloads.empty()) return "";
   std::string text = "verdict: geometric mean over the closed levels, [low-high] its interval, "
                      "2= a tie" + std::string(verdict.baseline.empty() ? "" : ", * the baseline") +
@@ -118,9 +119,12 @@ std::string verdict_text(const Verdict& verdict) {
     for (const Unranked& u : w.throughput.unranked)
       apart += (apart.empty() ? "" : ", ") + u.label + " (" + u.why + ")";
     if (!apart.empty()) text += "    not ranked: " + apart + "\n";
+    const std::string warned = fairness_in_verdict(results, w);
+    if (!warned.empty()) text += "    fairness warnings: " + warned + "\n";
   }
   return text;
 }
+
 
 std::string errors_text(const RoundFigures& figures) {
   std::uint64_t non_2xx = 0;
@@ -331,7 +335,9 @@ std::string run_footer_text(const RunResults& results) {
 
 std::string render_text_report(const RunResults& results) {
   const Verdict verdict = decide_verdict(results);
-  std::string text = verdict_text(verdict);
+  std::string text = verdict_text(results, verdict);
+  // Right under the verdict, so nobody reads a ranking without them.
+  for (const std::string& line : fairness_lines(results)) text += "WARN fairness: " + line + "\n";
   for (const WorkloadInfo& workload : results.workloads) text += workload_text(results, verdict, workload);
   return text + run_footer_text(results);
 }

@@ -301,6 +301,10 @@ std::vector<WorkloadInfo> workloads_of(const json& list) {
 }
 
 json contestant_json(const ContestantResult& c) {
+  json warnings = json::array();
+  for (const ContestantWarning& w : c.warnings) {
+    warnings.push_back({{"check", w.check}, {"message", w.message}});
+  }
   return {{"name", c.name},
           {"description", c.description},
           {"runtime", c.runtime},
@@ -310,7 +314,8 @@ json contestant_json(const ContestantResult& c) {
           {"reason", c.reason},
           {"last_output", c.last_output},
           {"rss_idle_kib", number(c.rss_idle_kib)},
-          {"rss_after_kib", number(c.rss_after_kib)}};
+          {"rss_after_kib", number(c.rss_after_kib)},
+          {"warnings", warnings}};
 }
 
 ContestantResult contestant_of(const json& c) {
@@ -325,6 +330,12 @@ ContestantResult contestant_of(const json& c) {
   contestant.last_output = value_of<std::string>(c, "last_output", "");
   contestant.rss_idle_kib = number_of(c, "rss_idle_kib");
   contestant.rss_after_kib = number_of(c, "rss_after_kib");
+  if (c.contains("warnings") && c.at("warnings").is_array()) {  // absent before the fairness check
+    for (const json& w : c.at("warnings")) {
+      contestant.warnings.push_back(
+          {value_of<std::string>(w, "check", ""), value_of<std::string>(w, "message", "")});
+    }
+  }
   return contestant;
 }
 

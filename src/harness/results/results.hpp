@@ -151,6 +151,14 @@ struct PointResult {
   std::string failure;          // non-empty: the contestant failed here (and why)
 };
 
+// A warning of the fairness check run before a contestant's first point
+// (harness/check/fairness.hpp): which check ("tcp-nodelay", "listen-backlog", ...) and its line,
+// which says what was measured and the fix.
+struct ContestantWarning {
+  std::string check;
+  std::string message;
+};
+
 struct ContestantResult {
   std::string name;
   std::string description;
@@ -162,6 +170,7 @@ struct ContestantResult {
   std::string last_output;      // failed: its last lines
   double rss_idle_kib = kUnmeasured;   // after start-up, before any load (median over rounds)
   double rss_after_kib = kUnmeasured;  // after its points and a settle time
+  std::vector<ContestantWarning> warnings;  // the fairness check's; empty: none, or not checked
 };
 
 struct MachineFacts {

@@ -298,6 +298,7 @@ void Engine::validate_all() {
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;
   options.progress = [this](const std::string& line) { say(line); };
+  options.fairness = fairness_options_for(scenario_, "the scenario's largest level");
   std::vector<ContestantState*> checked;
   std::vector<const Contestant*> contestants;
   for (ContestantState& state : states_) {
@@ -313,6 +314,10 @@ void Engine::validate_all() {
 void Engine::record_validation(ContestantState& state, const ContestantReport& report) {
   ContestantResult& result = results_.contestants[state.result];
   result.version = report.version;
+  for (const FairnessWarning& warning : report.warnings) {
+    result.warnings.push_back({std::string(fairness_check_name(warning.check)), warning.message});
+  }
+  for (const std::string& line : report.warning_lines()) say(line);
   if (report.verdict == CheckVerdict::kPass) return;
   state.timed = false;
   if (report.verdict == CheckVerdict::kInterrupted) return;

@@ -112,6 +112,16 @@ TEST(ParseManifest, OptionalFieldsHaveDefaults) {
   EXPECT_EQ(m.stop_signal, SIGTERM);
   EXPECT_TRUE(m.env.empty());
   EXPECT_TRUE(m.pipelining);
+  EXPECT_EQ(m.listen_backlog, 0u);
+}
+
+TEST(ParseManifest, AServerWhoseRuntimeFixesItsBacklogSaysSo) {
+  const std::string head =
+      "name = \"x\"\nruntime = \"r\"\nstart = [\"r\", \"{port}\"]\nready_path = \"/\"\nroutes = [\"/\"]\n"
+      "threads = 1\n";
+  EXPECT_EQ(parse_manifest(head + "listen_backlog = 512\n", "m.toml", "x").listen_backlog, 512u);
+  EXPECT_THROW(parse_manifest(head + "listen_backlog = 0\n", "m.toml", "x"), ManifestError);
+  EXPECT_THROW(parse_manifest(head + "listen_backlog = \"512\"\n", "m.toml", "x"), ManifestError);
 }
 
 TEST(ParseManifest, AServerThatCannotPipelineSaysSo) {

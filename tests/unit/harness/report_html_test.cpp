@@ -82,6 +82,23 @@ TEST(ReportHtml, TheVerdictComesFirstWithTheBaselineInBold) {
       << page.substr(verdict, 2000);
 }
 
+TEST(ReportHtml, FairnessWarningsFollowTheVerdictEscaped) {
+  RunResults run = small_run();
+  run.contestants[1].warnings = {{"tcp-nodelay", "GET / took 43.9 ms a request <b>"}};
+  const std::string page = render_html(run, kFakeUplot, kFakeCss);
+  const auto verdict = page.find("<section id=\"verdict\">");
+  const auto fairness = page.find("<section id=\"fairness\">");
+  ASSERT_NE(fairness, std::string::npos);
+  EXPECT_LT(verdict, fairness);
+  EXPECT_LT(fairness, page.find("<section class=\"workload\""));
+  EXPECT_NE(page.find("<span class=\"what\">fairness warnings:</span> node-http (tcp-nodelay)"),
+            std::string::npos);
+  EXPECT_NE(page.find("node-http: tcp-nodelay: GET / took 43.9 ms a request &lt;b&gt;"),
+            std::string::npos);
+  EXPECT_EQ(render_html(small_run(), kFakeUplot, kFakeCss).find("id=\"fairness\""),
+            std::string::npos) << "no section without warnings";
+}
+
 TEST(ReportHtml, WithoutUplotItSaysWhatToRun) {
   const std::string page = render_html(small_run(), "", "");
   EXPECT_NE(page.find("id=\"charts-missing\""), std::string::npos);

@@ -22,6 +22,13 @@ Each score is the geometric mean of a contestant's medians over the workload's c
 
 - requests/s: 1. **ringside** 100,000 \[99,000–101,000\] (baseline) · 2. node-http 12,345 \[12,000–12,500\]
 - CPU per request (lower is better): 1. **ringside** 7.90 µs \[7.90–7.90\] (baseline) · 2. node-http 66.0 µs \[66.0–66.0\]
+- fairness warnings: node-http (listen-backlog): see Fairness warnings below
+
+## Fairness warnings
+
+The check before timing found these: each says what it measured and the fix (docs/harness.md, "Fairness").
+
+- node-http: listen-backlog: the listen backlog of port 8080 is 511, below the 1,000 connections of the scenario's largest level
 
 Scenario tiny (scenarios/tiny.toml), run from 2025-06-02T09:14:03Z to 2025-06-02T09:14:30Z by ringside 0.9.0.
 Each figure is the median of 1 round; in brackets, the interval of requests/s: the median's confidence interval (the rounds' min–max in results that have none); ratios are against ringside (closed model: its requests/s; equal load: its p99 latency).
@@ -52,10 +59,10 @@ What the flags mean:
 
 ## Contestants
 
-| contestant | description | runtime | version | threads | status | idle RSS (MiB) | RSS after (MiB) |
-|---|---|---|---|--:|---|--:|--:|
-| ringside | ringside serve | ringside | 0.9.0 | 1 | ran | 1.5 | 2.0 |
-| node-http | node \| http | node | v20.19.2 | 1 | ran | 43.8 | 58.6 |
+| contestant | description | runtime | version | threads | status | fairness | idle RSS (MiB) | RSS after (MiB) |
+|---|---|---|---|--:|---|---|--:|--:|
+| ringside | ringside serve | ringside | 0.9.0 | 1 | ran | ok | 1.5 | 2.0 |
+| node-http | node \| http | node | v20.19.2 | 1 | ran | WARN listen-backlog | 43.8 | 58.6 |
 
 ## Machine
 
@@ -82,7 +89,10 @@ Warnings:
 
 Run it again with `ringside compare scenarios/tiny.toml`.
 )md";
-  EXPECT_EQ(render_markdown(small_run()), expected);
+  RunResults run = small_run();
+  run.contestants[1].warnings = {{"listen-backlog", "the listen backlog of port 8080 is 511, below "
+                                                    "the 1,000 connections of the scenario's largest level"}};
+  EXPECT_EQ(render_markdown(run), expected);
 }
 
 TEST(ReportMarkdown, DatabaseColumnsBesideTheServersCpu) {

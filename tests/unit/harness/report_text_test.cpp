@@ -152,6 +152,31 @@ TEST(ReportText, ARatioInsideTheNoiseIsATieAndTheVerdictFitsInAHundredColumns) {
   }
 }
 
+TEST(ReportText, FairnessWarningsStandUnderTheVerdict) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
+  ContestantResult ringside;
+  ringside.name = "ringside";
+  results.contestants.push_back(ringside);
+  ContestantResult stock;
+  stock.name = "stock";
+  stock.warnings = {{"tcp-nodelay", "GET / took 43.9 ms a request"},
+                    {"listen-backlog", "the listen backlog of port 8080 is 5"}};
+  results.contestants.push_back(stock);
+  results.points.push_back(closed_point("ringside", 120000));
+  results.points.push_back(closed_point("stock", 22.7));
+  const std::string text = render_text_report(results);
+  const auto named = text.find("    fairness warnings: stock (tcp-nodelay, listen-backlog)\n");
+  const auto first = text.find("WARN fairness: stock: tcp-nodelay: GET / took 43.9 ms a request\n");
+  const auto second = text.find("WARN fairness: stock: listen-backlog: the listen backlog of port 8080 is 5\n");
+  ASSERT_NE(named, std::string::npos) << text;
+  ASSERT_NE(first, std::string::npos) << text;
+  EXPECT_LT(named, first);
+  EXPECT_LT(first, second);
+  EXPECT_LT(second, text.find("hello (GET /)")) << "before the tables";
+}
+
 TEST(ReportText, ShortNumbers) {
   EXPECT_EQ(short_rate(845), "845");
   EXPECT_EQ(short_rate(12345), "12.3k");

@@ -22,6 +22,7 @@ RunResults sample() {
   ContestantResult contestant;
   contestant.name = "nginx";
   contestant.rss_idle_kib = 1900;
+  contestant.warnings = {{"listen-backlog", "the listen backlog of port 8080 is 5"}};
   results.contestants.push_back(contestant);
   PointResult point;
   point.workload = "hello";
@@ -70,6 +71,9 @@ TEST(Results, RoundTripsThroughJson) {
   EXPECT_TRUE(std::isnan(point.median.database.cpu_s));
   EXPECT_EQ(point.median.flags, std::vector<std::string>{"listen-overflow"});
   EXPECT_DOUBLE_EQ(again.contestants.at(0).rss_idle_kib, 1900);
+  ASSERT_EQ(again.contestants.at(0).warnings.size(), 1u);
+  EXPECT_EQ(again.contestants.at(0).warnings[0].check, "listen-backlog");
+  EXPECT_EQ(again.contestants.at(0).warnings[0].message, "the listen backlog of port 8080 is 5");
   EXPECT_EQ(again.machine.warnings.at(0), "server and loader share core 0");
   EXPECT_EQ(again.load_engine, "ssh");
   EXPECT_EQ(again.server_address, "10.0.0.10");

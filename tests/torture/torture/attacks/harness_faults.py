@@ -42,6 +42,9 @@ build_inputs = []
 [env]
 PYTHONDONTWRITEBYTECODE = "1"
 FIXTURE_DIE_AFTER = "200"
+# dies-mid-run: not in the first start, the validation (its fairness burst sends thousands).
+FIXTURE_DIE_FROM_START = "2"
+FIXTURE_STATE_DIR = "{{dir}}"
 {variable} = "{folder}"
 """
 
