@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/config/placeholders.hpp"
+
 namespace ringside::harness {
 
 // The routes a contestant may claim, each with the checks of validate.hpp.
@@ -35,7 +37,7 @@ struct Manifest {
   std::string runtime;
   bool available = true;
   std::string reason;                       // why not available
-  std::vector<std::string> required;        // `requires`: programs on PATH, or paths in the folder
+  std::vector<std::string> required;        // `requires`: programs on PATH, or paths (placeholders)
   std::string install;                      // the command that installs what `requires` lacks
   std::vector<std::string> version;         // argv printing the runtime's version; empty: none
   std::vector<std::string> build;           // argv run once before starting; empty: none
@@ -95,6 +97,10 @@ std::filesystem::path default_contestants_dir();
 
 // The running binary, for {ringside}.
 std::filesystem::path self_executable();
+
+// The placeholders known before a start: {dir}, {ringside} and {bundled} (the bundled folder,
+// also for a contestant found elsewhere; empty when the binary has no source tree).
+PlaceholderValues fixed_placeholders(const Contestant& contestant);
 
 struct Runnability {
   bool runnable = true;
