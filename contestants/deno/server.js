@@ -1,8 +1,9 @@
 // Deno's own HTTP server, run by `deno serve --parallel` (one isolate per DENO_JOBS), with the
-// `postgres` package from the npm registry (installed in ../node_modules) for /users/:id.
+// `postgres` package from the npm registry (installed in the bundled contestants/node_modules) for
+// /users/:id. Both imports go through the bundled import map, lib/deno_imports.json (start.sh).
 
 import postgres from "postgres";
-import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
+import { json, NO_DATABASE, userRoute } from "lib/fetch_users.mjs";
 
 // postgres's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;
