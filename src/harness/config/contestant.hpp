@@ -62,6 +62,8 @@ struct Contestant {
   Manifest manifest;
   std::filesystem::path dir;            // absolute
   std::filesystem::path manifest_path;  // as given (for messages)
+  std::filesystem::path found_in;       // the folder it was found in (contestant_folders.hpp)
+  bool bundled = false;                 // found in the bundled folder of the source tree
   [[nodiscard]] const std::string& name() const { return manifest.name; }
   [[nodiscard]] bool claims(Route route) const;
   // Whether its start command or [env] takes {host}: without it, it listens on 127.0.0.1 only.
