@@ -23,6 +23,7 @@
 #include "db/temp_cluster.hpp"
 #include "harness/run/compare_run.hpp"
 #include "harness/config/contestant.hpp"
+#include "harness/config/contestant_folders.hpp"
 #include "harness/process/cpu_shield.hpp"
 #include "harness/process/proc_table.hpp"
 #include "harness/report/report_files.hpp"
@@ -41,7 +42,8 @@ struct CompareFlags {
   bool validate = false;
   bool list = false;
   std::vector<std::string> names;  // --validate/--list: contestants; a run: the scenario file
-  std::string contestants_dir;
+  std::vector<std::string> contestant_dirs;  // --contestants, searched after the bundled set
+  bool no_bundled = false;
   std::string postgres_url;
   int threads = 1;
   std::string host = "127.0.0.1";  // --validate: {host}
@@ -99,9 +101,14 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.add_flag("--restore-cpus", flags.restore_cpus,
                "Put back the tasks a killed run left moved off the server CPUs (its state file), "
                "then exit");
-  app.add_option("--contestants", flags.contestants_dir,
-                 "Folder of contestants (default: contestants/ of the source tree this binary "
-                 "was built in)");
+  app.add_option("--contestants", flags.contestant_dirs,
+                 "A folder of your own contestants (NAME/contestant.toml), searched after the "
+                 "bundled ones (contestants/ of the source tree), as are ./contestants and "
+                 "~/.config/ringside/contestants when they exist; repeatable")
+      ->allow_extra_args(false);
+  app.add_flag("--no-bundled", flags.no_bundled,
+               "Leave the bundled contestants out: only those of --contestants, ./contestants "
+               "and ~/.config/ringside/contestants");
   app.add_option("--postgres", flags.postgres_url,
                  "PostgreSQL URL for {db_url}; default: a throwaway seeded cluster, started only "
                  "when a contestant to check has db_pool > 0");
@@ -159,26 +166,41 @@ class SignalWatcher {
   std::thread thread_;
 };
 
-// Every contestant in the folder, or the ones named; nothing (after one line on stderr) when a
-// name is unknown or a manifest is bad.
-bool select_contestants(const CompareFlags& flags, std::vector<harness::Contestant>& selected) {
-  std::filesystem::path root = flags.contestants_dir;
-  if (root.empty()) {
-    root = harness::default_contestants_dir();
-    if (root.empty()) {
-      std::fprintf(stderr,
-                   "%s: no contestants/ folder in the source tree of %s; pass --contestants DIR\n",
-                   kName, harness::self_executable().c_str());
-      return false;
-    }
-  }
-  std::vector<harness::Contestant> all;
+// Every contestant found (the bundled folder, then the user's: contestant_folders.hpp), and the
+// folders searched; nothing (after one line on stderr) when a folder or a manifest is bad or a
+// name is in two folders.
+bool find_contestants(const CompareFlags& flags, std::vector<harness::Contestant>& all,
+                      std::vector<harness::ContestantFolder>& folders) {
+  harness::FolderSearch search = harness::folder_search_here();
+  search.with_bundled = !flags.no_bundled;
+  search.given.assign(flags.contestant_dirs.begin(), flags.contestant_dirs.end());
   try {
-    all = harness::discover_contestants(root);
+    folders = harness::contestant_folders(search);
+    all = harness::discover_in(folders);
   } catch (const std::exception& error) {
     std::fprintf(stderr, "%s: %s\n", kName, error.what());
     return false;
   }
+  if (folders.empty()) {
+    const std::string why = flags.no_bundled
+                                ? "--no-bundled leaves the bundled set out"
+                                : harness::self_executable().string() +
+                                      " has no contestants/ in its source tree";
+    std::fprintf(stderr,
+                 "%s: no contestants folder: %s, and there is no ./contestants or %s; pass "
+                 "--contestants DIR\n",
+                 kName, why.c_str(), harness::user_contestants_dir().c_str());
+    return false;
+  }
+  return true;
+}
+
+// Every contestant found, or the ones named; nothing (after one line on stderr) when a name is
+// unknown (saying where it looked and how to add one) or finding them failed.
+bool select_contestants(const CompareFlags& flags, std::vector<harness::Contestant>& selected) {
+  std::vector<harness::Contestant> all;
+  std::vector<harness::ContestantFolder> folders;
+  if (!find_contestants(flags, all, folders)) return false;
   if (flags.names.empty()) {
     selected = std::move(all);
     return true;
@@ -189,8 +211,9 @@ bool select_contestants(const CompareFlags& flags, std::vector<harness::Contesta
     if (found == all.end()) {
       std::string known;
       for (const auto& contestant : all) known += (known.empty() ? "" : ", ") + contestant.name();
-      std::fprintf(stderr, "%s: unknown contestant '%s' in %s (known: %s)\n", kName, name.c_str(),
-                   root.c_str(), known.empty() ? "none" : known.c_str());
+      std::fprintf(stderr, "%s: unknown contestant '%s' (known: %s); %s\n", kName, name.c_str(),
+                   known.empty() ? "none" : known.c_str(),
+                   harness::unknown_contestant_hint(folders).c_str());
       return false;
     }
     selected.push_back(*found);
@@ -346,13 +369,13 @@ int run_restore_cpus() {
 int run_benchmark(const CompareFlags& flags) {
   std::optional<harness::Scenario> scenario = scenario_from_flags(flags);
   if (!scenario) return 2;
-  CompareFlags all = flags;
-  all.names.clear();
   std::vector<harness::Contestant> everyone;
-  if (!select_contestants(all, everyone)) return 2;
+  std::vector<harness::ContestantFolder> folders;
+  if (!find_contestants(flags, everyone, folders)) return 2;
   std::vector<harness::Contestant> contestants;
   try {
-    contestants = harness::select_for_scenario(*scenario, everyone, flags.only, flags.skip);
+    contestants = harness::select_for_scenario(*scenario, everyone, flags.only, flags.skip,
+                                               harness::unknown_contestant_hint(folders));
   } catch (const harness::ScenarioError& error) {
     std::fprintf(stderr, "%s: %s\n", kName, error.what());
     return 2;

@@ -1,7 +1,7 @@
 // Bun.serve with Bun's built-in PostgreSQL client (Bun.SQL) for /users/:id.
 
 import { SQL } from "bun";
-import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
+import { json, NO_DATABASE, userRoute } from "lib/fetch_users.mjs";
 
 // Bun.SQL's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;

@@ -1,9 +1,10 @@
 // One isolate of the deno contestant (main.js starts DENO_JOBS of them): Deno.serve on its own
-// SO_REUSEPORT listener, with the `postgres` package from the npm registry (installed in
-// ../node_modules) for /users/:id.
+// SO_REUSEPORT listener, with the `postgres` package from the npm registry (installed in the
+// bundled contestants/node_modules) for /users/:id. Both imports go through the bundled import
+// map, lib/deno_imports.json (the manifest's start passes it).
 
 import postgres from "postgres";
-import { json, NO_DATABASE, userRoute } from "../lib/fetch_users.mjs";
+import { json, NO_DATABASE, userRoute } from "lib/fetch_users.mjs";
 
 // postgres's own default `max`, written out: docs/contestants.md and the manifest rely on it.
 const POOL_SIZE = 10;

@@ -2,7 +2,7 @@
 // express 5, as its production guide runs it: NODE_ENV=production, no logger, no x-powered-by.
 
 const express = require('express');
-const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();

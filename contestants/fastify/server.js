@@ -3,7 +3,7 @@
 // serialises the 200 bodies).
 
 const Fastify = require('fastify');
-const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();

@@ -3,7 +3,7 @@
 
 const Koa = require('koa');
 const { Router } = require('@koa/router');
-const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();

@@ -1,6 +1,7 @@
 'use strict';
 // Prints one line: the Node.js version and the installed version of each package named, as the
-// manifests' `version` command (`node ../lib/versions.js express pg`).
+// manifests' `version` command (`node {bundled}/lib/versions.js express pg`). Packages are read
+// from the node_modules beside this lib/, the bundled folder's.
 
 const fs = require('node:fs');
 const path = require('node:path');

@@ -31,5 +31,5 @@ if (cluster.isPrimary) {
   process.on('SIGTERM', () => stop());
   process.on('SIGINT', () => stop());
 } else {
-  require('../node-http/server').start();
+  require('node-http/server').start();
 }

@@ -2,7 +2,7 @@
 // node:http with no framework: the seeds' "node index.js", plus pg for /users/:id.
 
 const http = require('node:http');
-const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 function send(res, status, type, body) {
   res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(body) });

@@ -2,7 +2,7 @@
 // restify 11, no audit logger or other plugins.
 
 const restify = require('restify');
-const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('../lib/users');
+const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();

@@ -156,7 +156,7 @@ class CompareRunTest(unittest.TestCase):
         os.mkdir(self.contestants)
         os.mkdir(self.tmp)
         self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.scratch, "cache"),
-                        TMPDIR=self.tmp)
+                        XDG_CONFIG_HOME=os.path.join(self.scratch, "config"), TMPDIR=self.tmp)
         with open(SCHEMA) as f:
             self.schema = json.load(f)
 
@@ -186,8 +186,9 @@ class CompareRunTest(unittest.TestCase):
         return path
 
     def command(self, scenario, *args):
-        return [BIN, "compare", scenario, "--contestants", self.contestants, "--out", self.out,
-                *args]
+        # Only the test's own contestants: the bundled ones (and a user's) left out.
+        return [BIN, "compare", scenario, "--no-bundled", "--contestants", self.contestants,
+                "--out", self.out, *args]
 
     def run_compare(self, scenario, *args):
         try:
@@ -797,7 +798,8 @@ class ScenarioErrorTest(CompareRunTest):
             ('load_cpus = "x"\n[[workload]]\nname = "a"\n', f"{path}:1: field 'load_cpus': must be a CPU list"),
             ('name = "x"\n', f"{path}:1: field 'workload': at least one [[workload]] is required"),
             ('contestants = ["zeta"]\n[[workload]]\nname = "a"\n',
-             f"{path}: field 'contestants': unknown contestant 'zeta' (known: alpha)"),
+             f"{path}: field 'contestants': unknown contestant 'zeta' (known: alpha); looked in "
+             f"{self.contestants} (--contestants); to add one, "),
         ]
         for text, expected in cases:
             with self.subTest(text=text):
@@ -815,7 +817,8 @@ class ScenarioErrorTest(CompareRunTest):
         missing = os.path.join(self.scratch, "nope.toml")
         for args, expected in [
             ([missing], f"{missing}: cannot read the scenario file"),
-            ([good, "--only", "zeta"], "--only: unknown contestant 'zeta' (known: alpha)"),
+            ([good, "--only", "zeta"], "--only: unknown contestant 'zeta' (known: alpha); looked in "
+                                       f"{self.contestants} (--contestants); to add one, "),
             ([good, "--rounds", "0"], "--rounds"),
             ([good, "--duration", "forever"], "--duration"),
         ]:

@@ -105,8 +105,8 @@ class ShieldTest(unittest.TestCase):
         with open(self.scenario, "w") as f:
             f.write('server_cpus = "0"\nload_cpus = "1"\ndatabase = "none"\nequal_load = false\n'
                     '[[workload]]\nname = "hello"\nconnections = [4]\n')
-        self.command = [BIN, "compare", self.scenario, "--contestants", contestants, "--out",
-                        self.out, "--quick", "--ready-timeout", "60"]
+        self.command = [BIN, "compare", self.scenario, "--no-bundled", "--contestants",
+                        contestants, "--out", self.out, "--quick", "--ready-timeout", "60"]
         self.helper = subprocess.Popen(["python3", "-c", HELPER], stdin=subprocess.PIPE,
                                        stdout=subprocess.PIPE)
         self.addCleanup(self.stop_helper)

@@ -13,6 +13,7 @@ No fixture uses a database (db_pool = 0), so no PostgreSQL is started: the harne
 only for contestants with db_pool > 0. The {db_url} placeholder is checked with --postgres and a
 URL nobody connects to."""
 import os
+import re
 import select
 import shutil
 import signal
@@ -84,6 +85,7 @@ class CompareTest(unittest.TestCase):
         os.mkdir(self.tmp)
         # The contestants inherit the harness's environment: the tag finds this test's own.
         self.env = dict(os.environ, XDG_CACHE_HOME=os.path.join(self.scratch, "cache"),
+                        XDG_CONFIG_HOME=os.path.join(self.scratch, "config"),
                         TMPDIR=self.tmp, RINGSIDE_TEST_SCRATCH=self.scratch)
 
     def tearDown(self):
@@ -110,7 +112,7 @@ class CompareTest(unittest.TestCase):
 
 class ValidateFixturesTest(CompareTest):
     def test_each_fixture_gets_its_verdict_and_nothing_is_left(self):
-        code, out, err = self.compare("--validate", "--contestants", FIXTURES,
+        code, out, err = self.compare("--validate", "--no-bundled", "--contestants", FIXTURES,
                                       "--ready-timeout", READY_TIMEOUT)
         lines = lines_by_name(out)
         self.assertEqual(code, 1, out + err)
@@ -169,13 +171,15 @@ class ValidateFixturesTest(CompareTest):
         self.assert_nothing_left()
 
     def test_passing_contestants_exit_0_and_build_once(self):
-        code, out, err = self.compare("--validate", "--contestants", FIXTURES, "good")
+        code, out, err = self.compare("--validate", "--no-bundled", "--contestants", FIXTURES,
+                                      "good")
         self.assertEqual(code, 0, out + err)
         self.assertEqual(out.splitlines()[-1],
                          "validated 1 contestants: 1 passed, 0 failed, 0 skipped; 0 fairness warnings")
         self.assertEqual(len(out.splitlines()), 2, out)
         self.assertIn("ringside compare: good: building", err)
-        code, out, err = self.compare("--validate", "--contestants", FIXTURES, "good", "unavailable")
+        code, out, err = self.compare("--validate", "--no-bundled", "--contestants", FIXTURES,
+                                      "good", "unavailable")
         self.assertEqual(code, 0, out + err)  # a skipped one does not fail the run
         self.assertNotIn("building", err)  # the build is cached
         self.assert_nothing_left()
@@ -186,7 +190,7 @@ class ValidateFixturesTest(CompareTest):
                     f'start = ["python3", "{SERVER}", "--port", "{{port}}", "--db-url", "{{db_url}}"]\n'
                     f'ready_path = "/"\nroutes = ["/", "/json"]\nthreads = "param"\ndb_pool = 2\n')
         self.make_contestant(root, "db", manifest)
-        code, out, err = self.compare("--validate", "--contestants", root,
+        code, out, err = self.compare("--validate", "--no-bundled", "--contestants", root,
                                       "--postgres", "postgres://unused@127.0.0.1:1/none")
         self.assertEqual(code, 0, out + err)
         self.assertNotIn("PostgreSQL", err)  # none started
@@ -232,21 +236,27 @@ class FairnessTest(CompareTest):
 
 class ListTest(CompareTest):
     def test_list_shows_version_build_state_and_runnability(self):
-        code, out, err = self.compare("--list", "--contestants", FIXTURES)
+        code, out, err = self.compare("--list", "--no-bundled", "--contestants", FIXTURES)
         self.assertEqual(code, 0, err)
         rows = {line.split()[0]: line for line in out.splitlines()}
         self.assertEqual(len(rows), 11, out)
-        self.assertRegex(rows["good"], r"^good +Python [0-9.]+ +needs build +runnable$")
-        self.assertRegex(rows["wrong-body"], r"^wrong-body +Python [0-9.]+ +none +runnable$")
+        # Not bundled: each says where it came from.
+        origin = re.escape(f"  (from {FIXTURES})")
+        for row in rows.values():
+            self.assertRegex(row, origin + "$")
+        self.assertRegex(rows["good"], r"^good +Python [0-9.]+ +needs build +runnable" + origin)
+        self.assertRegex(rows["wrong-body"], r"^wrong-body +Python [0-9.]+ +none +runnable" + origin)
         self.assertRegex(rows["unavailable"], r"^unavailable +- +none +not runnable: not available: ")
         self.assertRegex(rows["missing-runtime"],
                          r"^missing-runtime +- +none +not runnable: needs "
                          r"ringside-fixture-no-such-runtime \(not on PATH\); install: apt-get ")
-        code, _, err = self.compare("--validate", "--contestants", FIXTURES, "good")
+        code, _, err = self.compare("--validate", "--no-bundled", "--contestants", FIXTURES,
+                                    "good")
         self.assertEqual(code, 0, err)
-        code, out, err = self.compare("--list", "--contestants", FIXTURES, "good")
+        code, out, err = self.compare("--list", "--no-bundled", "--contestants", FIXTURES,
+                                      "good")
         self.assertEqual(code, 0, err)
-        self.assertRegex(out, r"^good +Python [0-9.]+ +built +runnable\n$")
+        self.assertRegex(out, r"^good +Python [0-9.]+ +built +runnable  \(from .*\)\n$")
         self.assert_nothing_left()
 
 
@@ -276,7 +286,8 @@ class BadInputTest(CompareTest):
             self.make_contestant(root, "good", good.replace(old, new))
             path = os.path.join(root, "good", "contestant.toml")
             for mode in ("--list", "--validate"):
-                self.assert_one_line_exit_2([mode, "--contestants", root], path + ":", expected)
+                self.assert_one_line_exit_2([mode, "--no-bundled", "--contestants", root],
+                                            path + ":", expected)
 
     def test_a_manifest_that_passes_no_port_is_refused(self):
         """A server not given {port} would listen where it likes while the harness waits on
@@ -286,12 +297,15 @@ class BadInputTest(CompareTest):
         path = os.path.join(root, "no-port", "contestant.toml")
         for mode in ("--list", "--validate"):
             self.assert_one_line_exit_2(
-                [mode, "--contestants", root], path + ":12: field 'start': passes no {port} to "
-                "the server", 'add it to start ("--port", "{port}") or to [env] (PORT = "{port}")')
+                [mode, "--no-bundled", "--contestants", root],
+                path + ":12: field 'start': passes no {port} to the server",
+                'add it to start ("--port", "{port}") or to [env] (PORT = "{port}")')
 
     def test_unknown_contestant_is_named(self):
-        self.assert_one_line_exit_2(["--validate", "--contestants", FIXTURES, "good", "nginx"],
-                                    "unknown contestant 'nginx'", "known: escaping-child")
+        self.assert_one_line_exit_2(["--validate", "--no-bundled", "--contestants", FIXTURES,
+                                     "good", "nginx"],
+                                    "unknown contestant 'nginx'", "known: escaping-child",
+                                    f"looked in {FIXTURES} (--contestants); to add one")
 
     def test_flags(self):
         self.assert_one_line_exit_2(["--rounds", "0"], "--rounds")  # the run: test_compare_run
@@ -303,7 +317,8 @@ class BadInputTest(CompareTest):
 
 class InterruptTest(CompareTest):
     def test_ctrl_c_stops_the_contestant_and_exits_130(self):
-        process = subprocess.Popen([BIN, "compare", "--validate", "--contestants", FIXTURES,
+        process = subprocess.Popen([BIN, "compare", "--validate", "--no-bundled",
+                                    "--contestants", FIXTURES,
                                     "--ready-timeout", "120", "never-ready", "good"],
                                    stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=self.env)
         try:

@@ -13,9 +13,7 @@ namespace ringside::harness {
 std::string runtime_version(const Contestant& contestant, double timeout_s) {
   const Manifest& manifest = contestant.manifest;
   if (manifest.version.empty()) return "unknown (no version command)";
-  PlaceholderValues values;
-  values.dir = contestant.dir.string();
-  values.ringside = self_executable().string();
+  const PlaceholderValues values = fixed_placeholders(contestant);
   ProcessSpec spec;
   for (const std::string& argument : manifest.version) {
     spec.argv.push_back(expand_placeholders(argument, values));

@@ -202,9 +202,13 @@ std::string ListEntry::line(std::size_t name_width, std::size_t version_width) c
   };
   std::string text = pad(name, name_width) + "  " + pad(version, version_width) + "  " +
                      pad(std::string(describe(build)), 11) + "  ";
-  if (runnability.runnable) return text + "runnable";
-  text += "not runnable: " + runnability.reason;
-  if (!runnability.install.empty()) text += "; install: " + runnability.install;
+  if (runnability.runnable) {
+    text += "runnable";
+  } else {
+    text += "not runnable: " + runnability.reason;
+    if (!runnability.install.empty()) text += "; install: " + runnability.install;
+  }
+  if (!found_in.empty()) text += "  (from " + found_in.string() + ")";
   return text;
 }
 
@@ -214,6 +218,7 @@ ListEntry list_entry(const Contestant& contestant, const BuildCache& cache) {
   entry.runnability = check_runnable(contestant);
   entry.version = entry.runnability.runnable ? runtime_version(contestant) : "-";
   entry.build = cache.state(contestant);
+  if (!contestant.bundled) entry.found_in = contestant.found_in;
   return entry;
 }
 

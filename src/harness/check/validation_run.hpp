@@ -10,6 +10,7 @@
 #pragma once
 
 #include <atomic>
+#include <filesystem>
 #include <functional>
 #include <string>
 #include <string_view>
@@ -73,7 +74,9 @@ struct ListEntry {
   std::string version;   // runtime version, or "-" when not runnable
   BuildState build = BuildState::kNone;
   Runnability runnability;
-  // "name  version  build state  runnable" or "... not runnable: reason; install: command"
+  std::filesystem::path found_in;  // the folder it came from, when not the bundled one
+  // "name  version  build state  runnable" or "... not runnable: reason; install: command", then
+  // "  (from FOLDER)" for a contestant that is not bundled
   [[nodiscard]] std::string line(std::size_t name_width, std::size_t version_width) const;
 };
 

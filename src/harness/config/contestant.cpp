@@ -177,9 +177,11 @@ void read_identity(const FieldReader& reader, std::string_view folder_name, Mani
   for (const std::string& program : manifest.required) {
     if (program.empty() || program.front() == '/') {
       reader.fail("requires", "'" + program + "' must be a program name or a path relative to "
-                              "the contestant's folder", reader.node("requires"));
+                              "the contestant's folder (or starting with {bundled} or {dir})",
+                  reader.node("requires"));
     }
   }
+  check_argv(reader, "requires", manifest.required, kBuildPlaceholders);
 }
 
 // install, version, build (and its inputs), start and ready_path: what the harness runs.
@@ -297,6 +299,14 @@ fs::path self_executable() {
   return error ? fs::path() : self;
 }
 
+PlaceholderValues fixed_placeholders(const Contestant& contestant) {
+  PlaceholderValues values;
+  values.dir = contestant.dir.string();
+  values.ringside = self_executable().string();
+  values.bundled = default_contestants_dir().string();
+  return values;
+}
+
 fs::path default_contestants_dir() {
   const fs::path self = self_executable();
   if (self.empty()) return {};
@@ -333,16 +343,19 @@ Runnability check_runnable(const Contestant& contestant) {
   const Manifest& manifest = contestant.manifest;
   if (!manifest.available) return {false, "not available: " + manifest.reason, ""};
   std::vector<std::string> missing;
-  for (const std::string& program : manifest.required) {
-    // A bare name is a program on PATH; a path (relative to the folder) is a file that must be
-    // there: a runtime's binary, or a package that npm ci installs (node_modules/pg/package.json).
-    const bool found = program.find('/') != std::string::npos
-                           ? access((contestant.dir / program).c_str(), F_OK) == 0
-                           : on_path(program);
-    if (!found) {
-      missing.push_back(program + (program.find('/') != std::string::npos
-                                       ? " (no such file, relative to the folder)"
-                                       : " (not on PATH)"));
+  const PlaceholderValues values = fixed_placeholders(contestant);
+  for (const std::string& entry : manifest.required) {
+    // A bare name is a program on PATH; a path (relative to the folder, or from {bundled}) is a
+    // file that must be there: a runtime's binary, or a package that npm ci installs.
+    const std::string program = expand_placeholders(entry, values);
+    if (values.bundled.empty() && entry.find("{bundled}") != std::string::npos) {
+      missing.push_back(entry + " (no bundled contestants folder: " + self_executable().string() +
+                        " was not built in a source tree with contestants/)");
+    } else if (program.find('/') == std::string::npos) {
+      if (!on_path(program)) missing.push_back(program + " (not on PATH)");
+    } else if (access((contestant.dir / program).c_str(), F_OK) != 0) {
+      missing.push_back(program + (program.front() == '/' ? " (no such file)"
+                                                          : " (no such file, relative to the folder)"));
     }
   }
   if (missing.empty()) return {};

@@ -19,6 +19,8 @@
 #include <utility>
 #include <vector>
 
+#include "harness/config/placeholders.hpp"
+
 namespace ringside::harness {
 
 // The routes a contestant may claim, each with the checks of validate.hpp.
@@ -35,7 +37,7 @@ struct Manifest {
   std::string runtime;
   bool available = true;
   std::string reason;                       // why not available
-  std::vector<std::string> required;        // `requires`: programs on PATH, or paths in the folder
+  std::vector<std::string> required;        // `requires`: programs on PATH, or paths (placeholders)
   std::string install;                      // the command that installs what `requires` lacks
   std::vector<std::string> version;         // argv printing the runtime's version; empty: none
   std::vector<std::string> build;           // argv run once before starting; empty: none
@@ -64,6 +66,8 @@ struct Contestant {
   Manifest manifest;
   std::filesystem::path dir;            // absolute
   std::filesystem::path manifest_path;  // as given (for messages)
+  std::filesystem::path found_in;       // the folder it was found in (contestant_folders.hpp)
+  bool bundled = false;                 // found in the bundled folder of the source tree
   [[nodiscard]] const std::string& name() const { return manifest.name; }
   [[nodiscard]] bool claims(Route route) const;
   // Whether its start command or [env] takes {host}: without it, it listens on 127.0.0.1 only.
@@ -99,6 +103,10 @@ std::filesystem::path default_contestants_dir();
 
 // The running binary, for {ringside}.
 std::filesystem::path self_executable();
+
+// The placeholders known before a start: {dir}, {ringside} and {bundled} (the bundled folder,
+// also for a contestant found elsewhere; empty when the binary has no source tree).
+PlaceholderValues fixed_placeholders(const Contestant& contestant);
 
 struct Runnability {
   bool runnable = true;

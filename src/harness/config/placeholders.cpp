@@ -6,8 +6,8 @@
 namespace ringside::harness {
 namespace {
 
-constexpr std::array<std::string_view, 7> kNames = {"port",    "threads",  "db_url", "dir",
-                                                    "workdir", "ringside", "host"};
+constexpr std::array<std::string_view, 8> kNames = {"port",     "threads", "db_url", "dir",
+                                                    "workdir",  "ringside", "host", "bundled"};
 
 bool is_name_char(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
 
@@ -48,6 +48,7 @@ const std::string& value_of(Placeholder p, const PlaceholderValues& values) {
     case Placeholder::kDir: return values.dir;
     case Placeholder::kWorkdir: return values.workdir;
     case Placeholder::kHost: return values.host;
+    case Placeholder::kBundled: return values.bundled;
     case Placeholder::kRingside: break;
   }
   return values.ringside;

@@ -1,14 +1,17 @@
 // Placeholders in a contestant's argv and environment: `{host}` (the address to listen on:
 // 127.0.0.1, or a scenario's [load] server_address), `{port}`, `{threads}`, `{db_url}`, `{dir}`
-// (the contestant's folder, absolute), `{workdir}` (a fresh empty directory per start) and
-// `{ringside}` (the running ringside binary). A placeholder is `{` + lower-case letters or `_` +
-// `}`; any other brace is literal, so a JSON argument such as `{"a":1}` needs no escaping.
+// (the contestant's folder, absolute), `{workdir}` (a fresh empty directory per start),
+// `{ringside}` (the running ringside binary) and `{bundled}` (the bundled contestants folder,
+// absolute: where a contestant copied elsewhere finds the shared node_modules and lib). A
+// placeholder is `{` + lower-case letters or `_` + `}`; any other brace is literal, so a JSON
+// argument such as `{"a":1}` needs no escaping.
 //
 //   std::string error = check_placeholders(text, kStartPlaceholders);  // "" when all are known
 //   std::string argument = expand_placeholders(text, values);
 //
 // Which placeholders a field may use depends on when it is expanded: `build` and `version` run
-// before any port or work directory exists, so they take only {dir} and {ringside}.
+// before any port or work directory exists, so they take only {dir}, {ringside} and {bundled}
+// (as do `requires` entries).
 #pragma once
 
 #include <cstdint>
@@ -17,7 +20,9 @@
 
 namespace ringside::harness {
 
-enum class Placeholder : std::uint8_t { kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside, kHost };
+enum class Placeholder : std::uint8_t {
+  kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside, kHost, kBundled
+};
 
 using PlaceholderSet = std::uint8_t;  // bit (1 << Placeholder)
 
@@ -25,9 +30,10 @@ constexpr PlaceholderSet placeholder_bit(Placeholder p) {
   return static_cast<PlaceholderSet>(1u << static_cast<unsigned>(p));
 }
 
-inline constexpr PlaceholderSet kStartPlaceholders = 0x7f;  // all seven
-inline constexpr PlaceholderSet kBuildPlaceholders =
-    placeholder_bit(Placeholder::kDir) | placeholder_bit(Placeholder::kRingside);
+inline constexpr PlaceholderSet kStartPlaceholders = 0xff;  // all eight
+inline constexpr PlaceholderSet kBuildPlaceholders = placeholder_bit(Placeholder::kDir) |
+                                                     placeholder_bit(Placeholder::kRingside) |
+                                                     placeholder_bit(Placeholder::kBundled);
 
 struct PlaceholderValues {
   std::string port;
@@ -37,6 +43,7 @@ struct PlaceholderValues {
   std::string workdir;
   std::string ringside;
   std::string host = "127.0.0.1";
+  std::string bundled;
 };
 
 // "" when every placeholder in text is known and in `allowed`; otherwise one phrase naming the

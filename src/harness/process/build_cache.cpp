@@ -156,9 +156,7 @@ BuildOutcome build_if_needed(const Contestant& contestant, const BuildCache& cac
   if (cache.state(contestant) != BuildState::kNeedsBuild) return {};
   BuildOutcome outcome;
   outcome.ran = true;
-  PlaceholderValues values;
-  values.dir = contestant.dir.string();
-  values.ringside = self_executable().string();
+  const PlaceholderValues values = fixed_placeholders(contestant);
   ProcessSpec spec;
   for (const auto& argument : contestant.manifest.build) {
     spec.argv.push_back(expand_placeholders(argument, values));

@@ -46,13 +46,11 @@ int pick_free_port() { return core::free_loopback_port(); }
 RunningContestant::RunningContestant(const Contestant& contestant, const StartOptions& options)
     : contestant_(contestant), port_(pick_free_port()), host_(options.host), workdir_(make_workdir()) {
   output_path_ = workdir_ + "/" + kOutputFile;
-  PlaceholderValues values;
+  PlaceholderValues values = fixed_placeholders(contestant);
   values.port = std::to_string(port_);
   values.threads = std::to_string(options.threads);
   values.db_url = options.db_url;
-  values.dir = contestant.dir.string();
   values.workdir = workdir_;
-  values.ringside = self_executable().string();
   values.host = host_;
   ProcessSpec spec;
   for (const auto& argument : contestant.manifest.start) {

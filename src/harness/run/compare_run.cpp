@@ -881,13 +881,16 @@ RunResults Engine::run() {
 
 std::vector<Contestant> select_for_scenario(const Scenario& scenario, const std::vector<Contestant>& all,
                                             const std::vector<std::string>& only,
-                                            const std::vector<std::string>& skip) {
+                                            const std::vector<std::string>& skip,
+                                            const std::string& unknown_hint) {
   auto known = [&](const std::string& name, const std::string& where) {
     const bool found = std::any_of(all.begin(), all.end(), [&](const Contestant& c) { return c.name() == name; });
     if (!found) {
       std::string names;
       for (const Contestant& c : all) names += (names.empty() ? "" : ", ") + c.name();
-      throw ScenarioError(where + ": unknown contestant '" + name + "' (known: " + names + ")");
+      throw ScenarioError(where + ": unknown contestant '" + name + "' (known: " +
+                          (names.empty() ? "none" : names) + ")" +
+                          (unknown_hint.empty() ? "" : "; " + unknown_hint));
     }
   };
   for (const std::string& name : scenario.contestants) known(name, scenario.file + ": field 'contestants'");

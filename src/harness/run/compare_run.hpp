@@ -35,10 +35,12 @@ struct CompareOptions {
 };
 
 // The contestants a scenario takes from `all`: its `contestants` list (every one when empty),
-// then --only (when not empty) and --skip. Throws ScenarioError naming an unknown contestant.
+// then --only (when not empty) and --skip. Throws ScenarioError naming an unknown contestant, with
+// `unknown_hint` after it when not empty (where it looked: contestant_folders.hpp).
 std::vector<Contestant> select_for_scenario(const Scenario& scenario, const std::vector<Contestant>& all,
                                             const std::vector<std::string>& only,
-                                            const std::vector<std::string>& skip);
+                                            const std::vector<std::string>& skip,
+                                            const std::string& unknown_hint = {});
 
 // The equal-load point of a workload: `fraction` of the median contestant's sustained
 // requests/s (each contestant's best closed level by its median over rounds; of an even number of

@@ -32,6 +32,12 @@ TEST(CompareRun, SelectsByScenarioOnlyAndSkip) {
   } catch (const ScenarioError& error) {
     EXPECT_STREQ(error.what(), "--only: unknown contestant 'zz' (known: a, b, c)");
   }
+  try {
+    select_for_scenario(scenario, all, {}, {"zz"}, "looked in /x (bundled)");
+    FAIL() << "an unknown name must be refused";
+  } catch (const ScenarioError& error) {
+    EXPECT_STREQ(error.what(), "--skip: unknown contestant 'zz' (known: a, b, c); looked in /x (bundled)");
+  }
   scenario.contestants = {"q"};
   EXPECT_THROW(select_for_scenario(scenario, all, {}, {}), ScenarioError);
 }

@@ -164,6 +164,7 @@ TEST(ParseManifest, EveryErrorIsOneLineNamingFileFieldAndLine) {
       {{{"requires", R"(requires = "node")"}}, "field 'requires': must be an array of strings, not a string"},
       {{{"requires", R"(requires = ["node", 1])"}}, "field 'requires': must be an array of strings; it holds an integer"},
       {{{"requires", R"(requires = ["/usr/bin/node"])"}}, "field 'requires': '/usr/bin/node' must be a program name or a path relative"},
+      {{{"requires", R"(requires = ["{port}/x"])"}}, "field 'requires': placeholder {port} is not available here"},
       {{{"install", "install = 1.5"}}, "field 'install': must be a string, not a number"},
       {{{"version", R"(version = "node --version")"}}, "field 'version': must be an array of strings"},
       {{{"version", R"(version = ["node", "{port}"])"}}, "field 'version': placeholder {port} is not available here"},
@@ -283,7 +284,8 @@ TEST(CheckRunnable, SaysWhyAndHowToInstall) {
   write(root.path() / "lacks/contestant.toml",
         minimal("lacks", "requires = [\"sh\", \"no-such-program-xyz\", \"bin/tool\"]\n"
                          "install = \"npm ci\"\n"));
-  write(root.path() / "local/contestant.toml", minimal("local", "requires = [\"bin/tool\"]\n"));
+  write(root.path() / "local/contestant.toml",
+        minimal("local", "requires = [\"bin/tool\", \"{dir}/bin/tool\"]\n"));
   write(root.path() / "local/bin/tool", "#!/bin/sh\n");
   fs::permissions(root.path() / "local/bin/tool", fs::perms::owner_all);
   const auto all = discover_contestants(root.path());  // lacks, local, off, ok
@@ -299,6 +301,28 @@ TEST(CheckRunnable, SaysWhyAndHowToInstall) {
   EXPECT_EQ(off.reason, "not available: not packaged");
   EXPECT_EQ(off.install, "");
   EXPECT_TRUE(check_runnable(all[3]).runnable);
+}
+
+// {bundled} is the bundled contestants folder of the binary's source tree. A unit test's binary
+// (build/FLAVOUR/tests/unit/) has none: what needs it says so rather than naming "/x".
+TEST(CheckRunnable, RequiresFromTheBundledFolder) {
+  TempDir root;
+  write(root.path() / "copy/contestant.toml",
+        minimal("copy", "requires = [\"{bundled}/node_modules/pg/package.json\"]\n"));
+  const auto all = discover_contestants(root.path());
+  ASSERT_EQ(fixed_placeholders(all[0]).dir, all[0].dir.string());
+  ASSERT_EQ(fixed_placeholders(all[0]).bundled, default_contestants_dir().string());
+  const Runnability copy = check_runnable(all[0]);
+  EXPECT_FALSE(copy.runnable);
+  if (default_contestants_dir().empty()) {
+    EXPECT_NE(copy.reason.find("needs {bundled}/node_modules/pg/package.json (no bundled "
+                               "contestants folder: "),
+              std::string::npos)
+        << copy.reason;
+  } else {
+    EXPECT_EQ(copy.reason, "needs " + default_contestants_dir().string() +
+                               "/node_modules/pg/package.json (no such file)");
+  }
 }
 
 TEST(RuntimeVersion, TakesTheFirstNonEmptyLineAndRunsInTheFolder) {

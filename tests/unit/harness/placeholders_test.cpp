@@ -7,7 +7,7 @@ namespace {
 
 PlaceholderValues values() {
   return {"8080", "4", "postgres://u@127.0.0.1:5432/db", "/src/contestants/x", "/tmp/run-1",
-          "/usr/bin/ringside"};
+          "/usr/bin/ringside", "::1", "/src/contestants"};
 }
 
 TEST(ExpandPlaceholders, ReplacesEveryKnownOne) {
@@ -23,6 +23,8 @@ TEST(ExpandPlaceholders, ReplacesEveryKnownOne) {
       {"{dir}/server.js", "/src/contestants/x/server.js"},
       {"{workdir}/nginx.conf", "/tmp/run-1/nginx.conf"},
       {"{ringside}", "/usr/bin/ringside"},
+      {"{host}", "::1"},
+      {"{bundled}/node_modules:{bundled}", "/src/contestants/node_modules:/src/contestants"},
       {"{port}:{port}", "8080:8080"},
       {"plain", "plain"},
       {"", ""},
@@ -44,7 +46,8 @@ TEST(CheckPlaceholders, AcceptsKnownOnesWhereAllowed) {
                                kStartPlaceholders),
             "");
   EXPECT_EQ(check_placeholders(R"(--config={"x":{"y":1}})", kStartPlaceholders), "");
-  EXPECT_EQ(check_placeholders("{dir}/build.sh {ringside}", kBuildPlaceholders), "");
+  EXPECT_EQ(check_placeholders("{dir}/build.sh {ringside} {bundled}", kBuildPlaceholders), "");
+  EXPECT_EQ(check_placeholders("{host}:{port} {bundled}/lib", kStartPlaceholders), "");
 }
 
 TEST(CheckPlaceholders, NamesAnUnknownOne) {

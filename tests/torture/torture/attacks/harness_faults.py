@@ -129,8 +129,8 @@ class Fault:
         env = dict(os.environ, TMPDIR=self.tmp, XDG_CACHE_HOME=os.path.join(self.folder, "cache"),
                    RINGSIDE_SHIELD_SCOPE="none",
                    RINGSIDE_SHIELD_STATE_DIR=os.path.join(self.folder, "shield"))
-        self.child = self.ctx.spawn([self.ctx.bin, "compare", self.scenario, "--contestants",
-                                     self.contestants, "--out", self.out],
+        self.child = self.ctx.spawn([self.ctx.bin, "compare", self.scenario, "--no-bundled",
+                                     "--contestants", self.contestants, "--out", self.out],
                                     name=f"compare-{self.name}", env=env, cwd=self.folder)
 
     def progress(self):
