@@ -31,6 +31,7 @@
 #include "harness/results/results.hpp"
 #include "harness/config/scenario.hpp"
 #include "harness/check/validation_pass.hpp"
+#include "compare_new.hpp"
 #include "version.hpp"
 
 namespace ringside::apps {
@@ -453,9 +454,13 @@ int run_compare(int argc, char** argv) {
   parse_compare_flags(app, flags);
   ReportFlags report_flags;
   add_report_flags(app, report_flags);
+  NewFlags new_flags;
+  add_new_flags(app, new_flags);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
   flags.threads_given = app.count("--threads") > 0;
   if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
+  const std::string own_folder = flags.contestant_dirs.empty() ? "" : flags.contestant_dirs.front();
+  if (auto exit_code = run_new_flags(new_flags, own_folder)) return *exit_code;
   if (flags.restore_cpus) {
     if (flags.validate || flags.list || !flags.names.empty()) {
       std::fprintf(stderr, "%s: --restore-cpus goes alone: it only puts back what a killed run "

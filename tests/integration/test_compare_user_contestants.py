@@ -208,8 +208,8 @@ class WhichFolderTest(UserContestantsTest):
         self.user_folder("contestants", "here-app")
         hint = (f"; looked in {BUNDLED} (bundled), {mine} (--contestants), "
                 f"{os.path.join(self.scratch, 'contestants')} (current folder); to add one, write "
-                "NAME/contestant.toml in ./contestants or in a folder given with --contestants DIR "
-                "(docs/contestants.md)")
+                "NAME/contestant.toml in ./contestants or in a folder given with --contestants DIR, "
+                "or begin one with `ringside compare --new NAME` (docs/contestants.md)")
         err = self.assert_one_line_exit_2(["--validate", "--contestants", mine, "my-pyhton-app"],
                                           "unknown contestant 'my-pyhton-app' (known: ", hint)
         self.assertIn(f"{NAME}, nginx", err)  # the user's and the bundled names alike

@@ -162,7 +162,8 @@ std::string describe_folders(const std::vector<ContestantFolder>& folders) {
 std::string unknown_contestant_hint(const std::vector<ContestantFolder>& folders) {
   return "looked in " + (folders.empty() ? std::string("no folder") : describe_folders(folders)) +
          "; to add one, write NAME/" + std::string(kManifestFile) +
-         " in ./contestants or in a folder given with --contestants DIR (docs/contestants.md)";
+         " in ./contestants or in a folder given with --contestants DIR, or begin one with "
+         "`ringside compare --new NAME` (docs/contestants.md)";
 }
 
 }  // namespace ringside::harness
