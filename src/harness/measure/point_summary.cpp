@@ -273,6 +273,27 @@ std::string short_rate(double rate) {
   return text;
 }
 
+// Nothing else used the server's CPUs: the spread is the server's own or the machine's. With the
+// loader at its core's limit in most rounds the point measured both together, and such points
+// move in phases of the host's (docs/benchmarks.md, "what moves a point's throughput").
+std::string quiet_cpus_note(const PointResult& point, double most_others) {
+  std::size_t busy = 0;
+  for (const RoundFigures& round : point.rounds) {
+    if (std::isfinite(round.loader_cpu_share) && round.loader_cpu_share >= kLoaderBusyShare) ++busy;
+  }
+  std::string note = "; nothing else used the server's CPUs (at most " + percent(most_others) +
+                     " in a round)";
+  if (2 * busy > point.rounds.size()) {
+    return note + ", but the loader was at its cores' limit in " + std::to_string(busy) + " of " +
+           std::to_string(point.rounds.size()) +
+           " rounds: the point measured server and loader together, and on a shared host both "
+           "run faster or slower for tens of seconds at a time (docs/benchmarks.md); its CPU per "
+           "request is the steadier figure";
+  }
+  return note + ": the spread is the server's own, or the machine's (frequency, caches, memory "
+                "bandwidth shared with the loader)";
+}
+
 // Why a point did not converge, as far as the run can tell: how its rounds spread, and whether
 // anything else took the server's CPUs in the round that used them most.
 std::string noise_note(const PointResult& point, const StoppingRule& rule) {
@@ -292,11 +313,7 @@ std::string noise_note(const PointResult& point, const StoppingRule& rule) {
   }
   if (busiest == nullptr) return note;
   const ServerCpuFigures& c = busiest->server_cpus;
-  if (c.others_share < 0.02) {
-    return note + "; nothing else used the server's CPUs (at most " + percent(c.others_share) +
-           " in a round): the spread is the server's own, or the machine's (frequency, caches, "
-           "memory bandwidth shared with the loader)";
-  }
+  if (c.others_share < 0.02) return note + quiet_cpus_note(point, c.others_share);
   std::string who;
   const double capacity = c.others_s / c.others_share;
   for (const ProcessShare& other : c.others) {

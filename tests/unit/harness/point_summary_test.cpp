@@ -444,6 +444,17 @@ TEST(Summary, NoisyIsNotConvergedAndSaysWhatTookTheCpu) {
   EXPECT_NE(alone.noisy_note.find("nothing else used the server's CPUs (at most 1% in a round)"),
             std::string::npos)
       << alone.noisy_note;
+  EXPECT_NE(alone.noisy_note.find("the spread is the server's own"), std::string::npos)
+      << alone.noisy_note;
+  // The loader at its limit in most rounds: the note says the point measured both together.
+  PointResult loader_bound = alone;
+  loader_bound.rounds[0].loader_cpu_share = 0.95;
+  loader_bound.rounds[2].loader_cpu_share = 0.97;
+  summarize_point(loader_bound);
+  EXPECT_NE(loader_bound.noisy_note.find("but the loader was at its cores' limit in 2 of 3 rounds"),
+            std::string::npos)
+      << loader_bound.noisy_note;
+  EXPECT_EQ(loader_bound.noisy_note.find("the spread is the server's own"), std::string::npos);
   EXPECT_TRUE(point_converged(point_of({1000, 1010, 995}), {}));
   EXPECT_FALSE(point_converged(point_of({1000, 1010}), {}));
 }
