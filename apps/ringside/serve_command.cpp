@@ -45,6 +45,21 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
       ->check(count_in(0, 65535));
+  app.add_option("--tls-port", config.tls_port,
+                 "Also serve HTTPS (TLS 1.2 and 1.3, ALPN http/1.1) on this port, beside --port's "
+                 "plain HTTP; 0 picks a free one (printed at start-up). Needs --tls-cert and "
+                 "--tls-key, or --tls-self-signed")
+      ->check(count_in(0, 65535));
+  auto* cert = app.add_option("--tls-cert", config.tls_cert,
+                              "PEM file: the server's certificate, then any intermediates")
+                   ->check(CLI::ExistingFile);
+  auto* key = app.add_option("--tls-key", config.tls_key, "PEM file: the certificate's private key")
+                  ->check(CLI::ExistingFile);
+  app.add_flag("--tls-self-signed", config.tls_self_signed,
+               "Make an ECDSA P-256 certificate for localhost, 127.0.0.1 and ::1 at start (its "
+               "SHA-256 fingerprint is printed) instead of --tls-cert/--tls-key")
+      ->excludes(cert)
+      ->excludes(key);
   app.add_flag("--reuse-port", config.share_port,
                "Share --port with a server already listening on it (SO_REUSEPORT), for a rolling "
                "restart: start the new server, then SIGTERM the old one");
@@ -88,6 +103,22 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
       ->transform(duration_to_seconds(db::kMinDbTimeoutS, db::kMaxDbTimeoutS));
 }
 
+// The TLS flags go together: one line naming what is missing, or "".
+std::string tls_flags_problem(const server::ServerConfig& config) {
+  const bool files = !config.tls_cert.empty() || !config.tls_key.empty();
+  if (!config.tls && (files || config.tls_self_signed)) {
+    return std::string(config.tls_self_signed ? "--tls-self-signed" : "--tls-cert/--tls-key") +
+           " needs --tls-port: the port the HTTPS listener takes (0 picks a free one)";
+  }
+  if (config.tls && !config.tls_self_signed && config.tls_cert.empty()) {
+    return "--tls-port needs --tls-cert FILE and --tls-key FILE (PEM), or --tls-self-signed";
+  }
+  if (config.tls && !config.tls_self_signed && config.tls_key.empty()) {
+    return "--tls-cert needs --tls-key FILE: the certificate's private key (PEM)";
+  }
+  return "";
+}
+
 // "--host api.internal: 127.0.0.1 of 127.0.0.1, ::1; " for the start-up line.
 std::string describe_host(const std::string& name, const core::Resolution& resolution) {
   std::string text = "--host " + name + ": " + core::address_text(resolution.addresses.front());
@@ -121,6 +152,11 @@ int run_serve(int argc, char** argv) {
   CLI::App app("ringside serve", "ringside serve");
   parse_serve_flags(app, config, database);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
+  config.tls = app.count("--tls-port") > 0;
+  if (std::string problem = tls_flags_problem(config); !problem.empty()) {
+    std::fprintf(stderr, "ringside serve: %s\n", problem.c_str());
+    return 2;
+  }
   std::string url_error;
   database.settings.target = *db::parse_database_url(database.url, url_error);  // checked above
 
@@ -170,12 +206,22 @@ int run_serve(int argc, char** argv) {
     std::printf("ringside serve: listening on http://%s (%s%u threads, max %zu connections, db %s)\n",
                 core::host_port(config.host, server.port()).c_str(), host_name.c_str(), config.threads,
                 config.max_connections, db::describe(database.settings.target).c_str());
+    if (const core::TlsContext* tls = server.tls()) {
+      std::printf("ringside serve: listening on https://%s (TLS 1.2 and 1.3, %s certificate%s, "
+                  "SHA-256 fingerprint %s)\n",
+                  core::host_port(config.host, server.tls_port()).c_str(),
+                  tls->key_description().c_str(), config.tls_self_signed ? " made at start" : "",
+                  tls->fingerprint().c_str());
+    }
     std::fflush(stdout);
     wait_for_signals(server, signals);
     server.wait();
   } catch (const std::system_error& error) {
     std::fprintf(stderr, "ringside serve: %s\n", error.what());
     return 1;
+  } catch (const std::invalid_argument& error) {  // the certificate or key cannot be used
+    std::fprintf(stderr, "ringside serve: %s\n", error.what());
+    return 2;
   } catch (const std::runtime_error& error) {  // a worker's database would not open
     std::fprintf(stderr, "ringside serve: --db: %s\n", error.what());
     return 2;

@@ -21,6 +21,14 @@ struct ServerConfig {
   // Listen on --port even when another server (of the same user) already does, sharing its
   // SO_REUSEPORT group: the kernel spreads new connections over both. For rolling restarts.
   bool share_port = false;
+  // TLS (`--tls-port`): a second listener beside --port's plain one, on the same host, serving
+  // the same routes over TLS 1.2/1.3 with this certificate and key (PEM files), or with an ECDSA
+  // P-256 certificate made at start (tls_self_signed).
+  bool tls = false;
+  std::uint16_t tls_port = 8443;  // 0: any free port (the start-up line says which)
+  std::string tls_cert;
+  std::string tls_key;
+  bool tls_self_signed = false;
 };
 
 // Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and

@@ -14,7 +14,7 @@ constexpr std::uint16_t kMaxLingerReads = 256;
 
 }  // namespace
 
-void Connection::open(int fd, WorkerContext& context) {
+void Connection::open(int fd, WorkerContext& context, core::TlsContext* tls) {
   ctx_ = &context;
   input_len_ = 0;
   head_scan_ = {};
@@ -24,7 +24,10 @@ void Connection::open(int fd, WorkerContext& context) {
   queue_ = PendingReply::Queue{};
   timer_kind_ = TimerKind::kNone;
   arm(TimerKind::kHeader, true);
-  if (!transport_.open(context.loop, fd, *this, context.output_blocks)) {
+  const bool opened = tls != nullptr
+                          ? transport_.open_tls(context.loop, fd, *this, context.output_blocks, *tls)
+                          : transport_.open(context.loop, fd, *this, context.output_blocks);
+  if (!opened) {
     // The transport closed the socket; give the connection back all the same.
     disarm();
     ctx_->owner->release(*this);

@@ -29,7 +29,8 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
  public:
   // Takes ownership of the accepted socket `fd` and registers it with the worker's loop. When the
   // loop refuses, the connection closes at once (and goes back to its owner).
-  void open(int fd, WorkerContext& context);
+  // `tls`: the server's TLS context for a --tls-port connection, else nullptr.
+  void open(int fd, WorkerContext& context, core::TlsContext* tls = nullptr);
   void on_timeout();
   void close();
 

@@ -40,6 +40,12 @@ std::string validate(const ServerConfig& config) {
     return "drain_timeout_s must be from 0 to 3600 seconds";
   }
   if (config.max_body > kMaxBodyLimit) return "max_body must be at most 1 TiB";
+  if (config.tls && !config.tls_self_signed && (config.tls_cert.empty() || config.tls_key.empty())) {
+    return "tls_port needs tls_cert and tls_key (PEM files), or tls_self_signed";
+  }
+  if (!config.tls && (config.tls_self_signed || !config.tls_cert.empty() || !config.tls_key.empty())) {
+    return "tls_cert, tls_key and tls_self_signed need tls_port (where the TLS listener goes)";
+  }
   return "";
 }
 
@@ -47,26 +53,49 @@ Server::Server(ServerConfig config, Router router, ExtensionFactory extension_fa
     : config_(checked(config)),
       router_(std::move(router)),
       connection_slots_(config_.max_connections) {
+  if (config_.tls) {
+    core::TlsServerOptions tls_options;
+    tls_options.cert_file = config_.tls_cert;
+    tls_options.key_file = config_.tls_key;
+    tls_options.self_signed = config_.tls_self_signed;
+    std::string error;
+    tls_ = core::TlsContext::make_server(tls_options, error);
+    if (!tls_) throw std::invalid_argument(error);
+  }
   core::ListenOptions options;
   options.host = config_.host;
   options.port = config_.port;
   options.share_port = config_.share_port;
+  core::ListenOptions tls_listen = options;
+  tls_listen.port = config_.tls_port;
   std::vector<int> listeners;
+  std::vector<int> tls_listeners;
+  auto close_unowned = [&] {
+    for (std::size_t i = workers_.size(); i < listeners.size(); ++i) ::close(listeners[i]);
+    for (std::size_t i = workers_.size(); i < tls_listeners.size(); ++i) ::close(tls_listeners[i]);
+  };
   try {
     for (unsigned i = 0; i < config_.threads; ++i) {
       listeners.push_back(core::listen_tcp(options));
+      if (config_.tls) tls_listeners.push_back(core::listen_tcp(tls_listen));
       if (i == 0) {
         options.port = port_ = core::local_port(listeners[0]);
         options.join_group = true;
+        if (config_.tls) {
+          tls_listen.port = tls_port_ = core::local_port(tls_listeners[0]);
+          tls_listen.join_group = true;
+        }
       }
     }
-    for (int fd : listeners) {
+    for (std::size_t i = 0; i < listeners.size(); ++i) {
       const auto index = static_cast<unsigned>(workers_.size());
-      workers_.push_back(std::make_unique<Worker>(config_, router_, fd, connection_slots_,
+      const int tls_fd = config_.tls ? tls_listeners[i] : -1;
+      workers_.push_back(std::make_unique<Worker>(config_, router_, listeners[i], tls_fd,
+                                                  tls_.get(), connection_slots_,
                                                   extension_factory, index));
     }
   } catch (...) {
-    for (std::size_t i = workers_.size(); i < listeners.size(); ++i) ::close(listeners[i]);
+    close_unowned();
     throw;
   }
 }

@@ -2,6 +2,7 @@
 // thread. Used by `ringside serve` and, in-process, by tests and the harness.
 //
 //   Server server(config, router);   // binds now; throws std::system_error naming the address
+//                                    // (std::invalid_argument for a bad setting or certificate)
 //   server.start();                  // server.port() says where
 //   server.stop(/*force=*/false);    // graceful drain, from any thread
 //   server.wait();
@@ -13,6 +14,7 @@
 #include <thread>
 #include <vector>
 
+#include "core/tls_context.hpp"
 #include "server/config.hpp"
 #include "server/connection_slots.hpp"
 #include "server/router.hpp"
@@ -31,6 +33,9 @@ class Server {
   Server& operator=(const Server&) = delete;
 
   [[nodiscard]] std::uint16_t port() const { return port_; }
+  // The TLS listener's port, and its certificate (nullptr without --tls-port).
+  [[nodiscard]] std::uint16_t tls_port() const { return tls_port_; }
+  [[nodiscard]] const core::TlsContext* tls() const { return tls_.get(); }
   [[nodiscard]] const ServerConfig& config() const { return config_; }
   void start();
   void stop(bool force);
@@ -41,6 +46,8 @@ class Server {
   ServerConfig config_;
   Router router_;
   std::uint16_t port_ = 0;
+  std::uint16_t tls_port_ = 0;
+  std::unique_ptr<core::TlsContext> tls_;  // shared by the workers: before them, outlives them
   ConnectionSlots connection_slots_;
   std::atomic<unsigned> running_{0};
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -67,24 +67,31 @@ ShortageLog shortage_log;
 
 }  // namespace
 
-Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd,
-               ConnectionSlots& slots, const ExtensionFactory& extension_factory, unsigned index)
+Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd, int tls_listen_fd,
+               core::TlsContext* tls, ConnectionSlots& slots,
+               const ExtensionFactory& extension_factory, unsigned index)
     : ctx_(config, router),
       extension_(extension_factory ? extension_factory(ctx_.loop, index) : nullptr),
-      listen_fd_(listen_fd),
+      tls_(tls),
       slots_(slots),
       waker_(ctx_.loop, [] {}) {
   ctx_.owner = this;
   ctx_.extension = extension_.get();
-  if (!ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
-    throw std::system_error(errno, std::generic_category(), "epoll_ctl(listener)");
+  listeners_[0].fd = listen_fd;
+  listeners_[1].fd = tls_listen_fd;
+  for (Listener& listener : listeners_) {
+    if (listener.fd >= 0 && !ctx_.loop.watch(listener.fd, core::kReadable, &listener)) {
+      throw std::system_error(errno, std::generic_category(), "epoll_ctl(listener)");
+    }
   }
 }
 
 Worker::~Worker() {
   close_all();
   extension_.reset();  // before ctx_'s pools, which its answers in flight give back to
-  if (listen_fd_ >= 0) ::close(listen_fd_);
+  for (Listener& listener : listeners_) {
+    if (listener.fd >= 0) ::close(listener.fd);
+  }
 }
 
 void Worker::request_stop(bool force) {
@@ -134,11 +141,11 @@ void Worker::expire_timers() {
   ctx_.linger_timers.expire(now, fire);
 }
 
-void Worker::accept_ready() { accept_queued(kAcceptsPerWakeup); }
+void Worker::accept_ready(Listener& listener) { accept_queued(listener, kAcceptsPerWakeup); }
 
 // Accepts up to `limit` queued connections. Stops early when the queue is empty, when every
 // --max-connections slot is taken, or when descriptors run out (both pause accepting).
-void Worker::accept_queued(std::size_t limit) {
+void Worker::accept_queued(Listener& listener, std::size_t limit) {
   for (std::size_t i = 0; i < limit; ++i) {
     // The slot is taken before accept() and given back if nothing was accepted, so that workers
     // racing for the last slot cannot both pass the cap. (Another worker may then see the cap
@@ -147,7 +154,7 @@ void Worker::accept_queued(std::size_t limit) {
       pause_accepting(true);
       return;
     }
-    int fd = core::accept_nonblocking(listen_fd_);
+    int fd = core::accept_nonblocking(listener.fd);
     if (fd < 0) {
       const int error = errno;
       slots_.release();
@@ -161,38 +168,54 @@ void Worker::accept_queued(std::size_t limit) {
     }
     ++ctx_.open_connections;
     Connection& connection = new_connection();
-    connection.open(fd, ctx_);
+    connection.open(fd, ctx_, listener.tls() ? tls_ : nullptr);
   }
 }
 
 void Worker::pause_accepting(bool at_capacity) {
-  if (accepting_) ctx_.loop.unwatch(listen_fd_);
+  if (accepting_) {
+    for (Listener& listener : listeners_) {
+      if (listener.fd >= 0) ctx_.loop.unwatch(listener.fd);
+    }
+  }
   accepting_ = false;
   paused_at_capacity_ = at_capacity;
   resume_at_ = ctx_.loop.now() + kAcceptPause;
 }
 
 void Worker::resume_accepting() {
-  if (accepting_ || listen_fd_ < 0) return;
-  if (ctx_.loop.watch(listen_fd_, core::kReadable, &listener_)) {
-    accepting_ = true;
-  } else {
-    resume_at_ = ctx_.loop.now() + kAcceptPause;
+  if (accepting_ || listeners_[0].fd < 0) return;
+  bool watched = true;
+  for (Listener& listener : listeners_) {
+    if (listener.fd >= 0 && !ctx_.loop.watch(listener.fd, core::kReadable, &listener)) {
+      watched = false;
+    }
   }
+  if (watched) {
+    accepting_ = true;
+    return;
+  }
+  for (Listener& listener : listeners_) {
+    if (listener.fd >= 0) ctx_.loop.unwatch(listener.fd);
+  }
+  resume_at_ = ctx_.loop.now() + kAcceptPause;
 }
 
 void Worker::begin_drain() {
   ctx_.draining = true;
   drain_deadline_ = ctx_.loop.now() + core::seconds_to_duration(ctx_.config.drain_timeout_s);
-  if (listen_fd_ >= 0) {
-    // Take every connection already queued (up to the cap), not one wakeup's worth: closing the
-    // listener resets whatever is still in its queue, and those clients may have sent a request.
-    accept_queued(std::numeric_limits<std::size_t>::max());
-    if (accepting_) ctx_.loop.unwatch(listen_fd_);
-    accepting_ = false;
-    ::close(listen_fd_);
-    listen_fd_ = -1;
+  // Take every connection already queued (up to the cap), not one wakeup's worth: closing a
+  // listener resets whatever is still in its queue, and those clients may have sent a request.
+  for (Listener& listener : listeners_) {
+    if (listener.fd >= 0) accept_queued(listener, std::numeric_limits<std::size_t>::max());
   }
+  for (Listener& listener : listeners_) {
+    if (listener.fd < 0) continue;
+    if (accepting_) ctx_.loop.unwatch(listener.fd);
+    ::close(listener.fd);
+    listener.fd = -1;
+  }
+  accepting_ = false;
   // Idle keep-alive connections are not closed now: a client may be sending its next request
   // this very moment, and a close racing with it loses that request (the client sees a reset or
   // an early close after writing it, and cannot know whether it was processed). Each connection

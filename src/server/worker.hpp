@@ -3,12 +3,14 @@
 // ConnectionSlots (--max-connections), touched once per accept and close.
 #pragma once
 
+#include <array>
 #include <atomic>
 #include <cstddef>
 #include <memory>
 
 #include "core/event_loop.hpp"
 #include "core/free_list_pool.hpp"
+#include "core/tls_context.hpp"
 #include "core/waker.hpp"
 #include "server/connection.hpp"
 #include "server/connection_slots.hpp"
@@ -18,8 +20,10 @@ namespace ringside::server {
 
 class Worker final : private ConnectionOwner {
  public:
-  Worker(const ServerConfig& config, const Router& router, int listen_fd, ConnectionSlots& slots,
-         const ExtensionFactory& extension_factory, unsigned index);
+  // `tls_listen_fd` (-1: none) is the --tls-port listener, served with `tls`.
+  Worker(const ServerConfig& config, const Router& router, int listen_fd, int tls_listen_fd,
+         core::TlsContext* tls, ConnectionSlots& slots, const ExtensionFactory& extension_factory,
+         unsigned index);
   ~Worker();
   Worker(const Worker&) = delete;
   Worker& operator=(const Worker&) = delete;
@@ -33,17 +37,22 @@ class Worker final : private ConnectionOwner {
   void request_stop(bool force);
 
  private:
+  // A listening socket: --port's plain one, or --tls-port's.
   class Listener final : public core::IoHandler {
    public:
-    explicit Listener(Worker& worker) : worker_(worker) {}
-    void on_io(core::IoEvents) override { worker_.accept_ready(); }
+    Listener(Worker& worker, bool tls) : worker_(worker), tls_(tls) {}
+    void on_io(core::IoEvents) override { worker_.accept_ready(*this); }
+
+    int fd = -1;
+    [[nodiscard]] bool tls() const { return tls_; }
 
    private:
     Worker& worker_;
+    bool tls_;
   };
 
-  void accept_ready();
-  void accept_queued(std::size_t limit);
+  void accept_ready(Listener& listener);
+  void accept_queued(Listener& listener, std::size_t limit);
   void pause_accepting(bool at_capacity);
   void resume_accepting();
   void begin_drain();
@@ -56,8 +65,8 @@ class Worker final : private ConnectionOwner {
   WorkerContext ctx_;
   // After ctx_, so destroyed before its pools: answers in flight give their replies back.
   std::unique_ptr<WorkerExtension> extension_;
-  Listener listener_{*this};
-  int listen_fd_;
+  std::array<Listener, 2> listeners_{Listener{*this, false}, Listener{*this, true}};
+  core::TlsContext* tls_;
   bool accepting_ = true;
   bool paused_at_capacity_ = false;
   core::TimePoint resume_at_{};

@@ -1,0 +1,407 @@
+#include "core/tls_layer.hpp"
+
+#include <openssl/bio.h>
+#include <openssl/err.h>
+#include <openssl/ssl.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+
+namespace ringside::core {
+namespace {
+
+// Each direction of the pair holds two full records (16 KiB of plaintext each, plus framing).
+constexpr std::size_t kPairBytes = 2 * (16 * 1024 + 512);
+
+std::string openssl_reason(int ssl_error) {
+  unsigned long code = 0;
+  unsigned long last = 0;
+  while ((code = ERR_get_error()) != 0) last = code;
+  if (last != 0) {
+    char text[256];
+    ERR_error_string_n(last, text, sizeof text);
+    return text;
+  }
+  switch (ssl_error) {
+    case SSL_ERROR_ZERO_RETURN: return "the peer closed the TLS session";
+    case SSL_ERROR_SYSCALL: return "the connection ended inside a TLS record";
+    default: return "TLS error " + std::to_string(ssl_error);
+  }
+}
+
+std::size_t total_bytes(std::span<const iovec> parts) {
+  std::size_t total = 0;
+  for (const iovec& part : parts) total += part.iov_len;
+  return total;
+}
+
+}  // namespace
+
+bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPool& write_blocks,
+                     bool offer_last_session) {
+  end();
+  socket_ = &socket;
+  handler_ = &handler;
+  write_blocks_ = &write_blocks;
+  ssl_ = SSL_new(context_->native());
+  BIO* inner = nullptr;
+  if (ssl_ == nullptr || BIO_new_bio_pair(&inner, kPairBytes, &network_, kPairBytes) != 1) {
+    last_error_ = openssl_reason(0);
+    end();
+    return false;
+  }
+  SSL_set_bio(ssl_, inner, inner);
+  if (context_->is_server()) {
+    SSL_set_accept_state(ssl_);
+  } else {
+    SSL_set_connect_state(ssl_);
+    const std::string& name = context_->server_name();
+    if (!name.empty()) {
+      SSL_set_tlsext_host_name(ssl_, name.c_str());
+      SSL_set1_host(ssl_, name.c_str());
+    }
+    if (offer_last_session && context_->last_session() != nullptr) {
+      SSL_set_session(ssl_, context_->last_session());
+    }
+  }
+  return true;
+}
+
+void TlsLayer::end() {
+  if (ssl_ != nullptr) SSL_free(ssl_);  // frees its end of the pair
+  if (network_ != nullptr) BIO_free(network_);
+  ssl_ = nullptr;
+  network_ = nullptr;
+  if (unsent_ != nullptr) write_blocks_->release(unsent_);
+  unsent_ = nullptr;
+  unsent_len_ = unsent_done_ = 0;
+  handshake_done_ = socket_eof_ = eof_delivered_ = owe_drained_ = fin_after_flush_ = false;
+  in_pump_ = false;
+  reading_ = true;
+}
+
+bool TlsLayer::replaced(std::uint32_t generation) const {
+  return ssl_ == nullptr || socket_->generation() != generation;
+}
+
+bool TlsLayer::output_queued() const { return network_ != nullptr && BIO_ctrl_pending(network_) > 0; }
+
+bool TlsLayer::write_pending() const {
+  return unsent_len_ > unsent_done_ || output_queued() || socket_->write_pending();
+}
+
+void TlsLayer::tcp_connected() {
+  tcp_connected_at_ = Clock::now();
+  pump();
+}
+
+void TlsLayer::on_connected(int error) {
+  if (error != 0) {
+    handler_->on_connected(error);
+    return;
+  }
+  tcp_connected();
+}
+
+std::span<char> TlsLayer::read_space() {
+  char* space = nullptr;
+  const int room = BIO_nwrite0(network_, &space);
+  if (room <= 0) return {};
+  return {space, static_cast<std::size_t>(room)};
+}
+
+void TlsLayer::on_data(std::span<char> bytes) {
+  char* space = nullptr;
+  BIO_nwrite(network_, &space, static_cast<int>(bytes.size()));  // the bytes are in place
+  if (!pump()) return;
+  // The pair is full of records the handler has not asked for (it paused): the socket waits.
+  if (BIO_ctrl_get_write_guarantee(network_) == 0) socket_->pause_reading();
+}
+
+void TlsLayer::on_peer_closed() {
+  socket_eof_ = true;
+  const std::uint32_t generation = socket_->generation();
+  if (!pump() || replaced(generation)) return;
+  if (!handshake_done_) {
+    last_error_ = "the peer closed the connection during the TLS handshake";
+    if (context_->is_server()) {
+      handler_->on_peer_closed();
+    } else {
+      handler_->on_connected(ECONNRESET);
+    }
+    return;
+  }
+  // The EOF without a close_notify (a truncation): the handler hears of it once every record
+  // that came before it was read.
+  if (!eof_delivered_ && reading_ && SSL_pending(ssl_) == 0 && BIO_ctrl_pending(network_) == 0) {
+    eof_delivered_ = true;
+    handler_->on_peer_closed();
+  }
+}
+
+void TlsLayer::on_error(int error) {
+  if (!handshake_done_ && !context_->is_server()) {
+    handler_->on_connected(error);
+    return;
+  }
+  handler_->on_error(error);
+}
+
+void TlsLayer::fail(int ssl_error) {
+  last_error_ = openssl_reason(ssl_error);
+  if (!handshake_done_ && !context_->is_server()) {
+    handler_->on_connected(EPROTO);
+  } else {
+    handler_->on_error(EPROTO);
+  }
+}
+
+bool TlsLayer::pump() {
+  if (in_pump_) return true;  // a callback below re-entered (resume_reading): the loop goes on
+  const std::uint32_t generation = socket_->generation();
+  in_pump_ = true;
+  if (!handshake_done_) {
+    ERR_clear_error();
+    const int result = SSL_do_handshake(ssl_);
+    if (!flush_output()) {
+      in_pump_ = false;
+      on_error(errno);
+      return false;
+    }
+    if (result != 1) {
+      const int error = SSL_get_error(ssl_, result);
+      in_pump_ = false;
+      if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) return true;
+      fail(error);
+      return false;
+    }
+    handshake_done_ = true;
+    if (unsent_len_ > unsent_done_ && !encrypt_unsent()) {
+      in_pump_ = false;
+      on_error(errno);
+      return false;
+    }
+    if (!context_->is_server()) {
+      in_pump_ = false;
+      handler_->on_connected(0);
+      if (replaced(generation)) return false;
+      in_pump_ = true;
+    }
+  }
+  while (reading_ && !eof_delivered_) {
+    std::span<char> space = handler_->read_space();
+    std::size_t got = 0;
+    ERR_clear_error();
+    const int result = SSL_read_ex(ssl_, space.data(), space.size(), &got);
+    if (result == 1) {
+      in_pump_ = false;
+      handler_->on_data(space.first(got));
+      if (replaced(generation)) return false;
+      in_pump_ = true;
+      continue;
+    }
+    const int error = SSL_get_error(ssl_, result);
+    if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) break;
+    in_pump_ = false;
+    if (error == SSL_ERROR_ZERO_RETURN) {  // the peer's close_notify
+      eof_delivered_ = true;
+      handler_->on_peer_closed();
+      return !replaced(generation);
+    }
+    fail(error);
+    return false;
+  }
+  in_pump_ = false;
+  // Reading may have produced output of its own (an alert, a KeyUpdate's answer, tickets).
+  if (!flush_output()) {
+    on_error(errno);
+    return false;
+  }
+  if (socket_eof_ && reading_ && !eof_delivered_ && handshake_done_ && SSL_pending(ssl_) == 0 &&
+      BIO_ctrl_pending(network_) == 0) {
+    eof_delivered_ = true;
+    handler_->on_peer_closed();
+    return !replaced(generation);
+  }
+  return true;
+}
+
+bool TlsLayer::flush_output() {
+  while (!socket_->write_pending()) {
+    char* bytes = nullptr;
+    const int available = BIO_nread0(network_, &bytes);
+    if (available <= 0) return true;
+    const std::size_t length = std::min<std::size_t>(static_cast<std::size_t>(available),
+                                                     socket_->max_write());
+    const WriteResult result = socket_->write(std::span<const char>(bytes, length));
+    if (result == WriteResult::kFailed) return false;
+    BIO_nread(network_, &bytes, static_cast<int>(length));  // sent, or copied by the socket
+  }
+  return true;
+}
+
+bool TlsLayer::encrypt(const char* data, std::size_t length, std::size_t& taken) {
+  taken = 0;
+  while (taken < length) {
+    std::size_t written = 0;
+    ERR_clear_error();
+    const int result = SSL_write_ex(ssl_, data + taken, length - taken, &written);
+    if (result == 1) {
+      taken += written;
+      continue;
+    }
+    const int error = SSL_get_error(ssl_, result);
+    if (error != SSL_ERROR_WANT_WRITE) {
+      last_error_ = openssl_reason(error);
+      errno = EPROTO;
+      return false;
+    }
+    // The pair is full: hand its records to the socket, and stop if the socket holds output.
+    if (!flush_output()) return false;
+    if (socket_->write_pending()) return true;
+  }
+  return true;
+}
+
+void TlsLayer::keep_unsent(std::span<const iovec> parts, std::size_t skip) {
+  if (unsent_ == nullptr) {
+    unsent_ = write_blocks_->acquire();
+    unsent_len_ = unsent_done_ = 0;
+  } else if (unsent_done_ > 0) {
+    std::memmove(unsent_, unsent_ + unsent_done_, unsent_len_ - unsent_done_);
+    unsent_len_ -= unsent_done_;
+    unsent_done_ = 0;
+  }
+  for (const iovec& part : parts) {
+    if (skip >= part.iov_len) {
+      skip -= part.iov_len;
+      continue;
+    }
+    const std::size_t take = part.iov_len - skip;
+    std::memcpy(unsent_ + unsent_len_, static_cast<const char*>(part.iov_base) + skip, take);
+    unsent_len_ += static_cast<std::uint32_t>(take);
+    skip = 0;
+  }
+}
+
+WriteResult TlsLayer::write(std::span<const iovec> parts) {
+  if (ssl_ == nullptr) {
+    errno = EBADF;
+    return WriteResult::kFailed;
+  }
+  const std::size_t total = total_bytes(parts);
+  const std::size_t kept = unsent_len_ - unsent_done_;
+  if (total > socket_->max_write() - kept) {
+    errno = EMSGSIZE;  // a caller bug, as for the socket: at most max_write() in flight
+    return WriteResult::kFailed;
+  }
+  if (total == 0) return write_pending() ? WriteResult::kPending : WriteResult::kDone;
+  if (kept > 0 || !handshake_done_ || socket_->write_pending()) {
+    keep_unsent(parts, 0);  // behind what waits already, in order
+    owe_drained_ = true;
+    return WriteResult::kPending;
+  }
+  std::size_t done = 0;
+  for (const iovec& part : parts) {
+    std::size_t taken = 0;
+    if (!encrypt(static_cast<const char*>(part.iov_base), part.iov_len, taken)) {
+      return WriteResult::kFailed;
+    }
+    done += taken;
+    if (taken < part.iov_len) break;
+  }
+  if (done < total) keep_unsent(parts, done);
+  if (!flush_output()) return WriteResult::kFailed;
+  if (write_pending()) {
+    owe_drained_ = true;
+    return WriteResult::kPending;
+  }
+  return WriteResult::kDone;
+}
+
+bool TlsLayer::encrypt_unsent() {
+  while (unsent_done_ < unsent_len_ && !socket_->write_pending()) {
+    std::size_t taken = 0;
+    if (!encrypt(unsent_ + unsent_done_, unsent_len_ - unsent_done_, taken)) return false;
+    unsent_done_ += static_cast<std::uint32_t>(taken);
+  }
+  if (unsent_done_ == unsent_len_ && unsent_ != nullptr) {
+    write_blocks_->release(unsent_);
+    unsent_ = nullptr;
+    unsent_len_ = unsent_done_ = 0;
+  }
+  return flush_output();
+}
+
+void TlsLayer::on_drained() {
+  if (!handshake_done_) {
+    // The handshake's own flight went out: more of it may wait in the pair.
+    if (!flush_output()) on_error(errno);
+    return;
+  }
+  if (!flush_output() || !encrypt_unsent()) {
+    on_error(errno);
+    return;
+  }
+  if (write_pending()) return;
+  if (fin_after_flush_) {
+    fin_after_flush_ = false;
+    socket_->shutdown_write();
+  }
+  if (owe_drained_) {
+    owe_drained_ = false;
+    handler_->on_drained();
+  }
+}
+
+void TlsLayer::pause_reading() {
+  reading_ = false;
+  socket_->pause_reading();
+}
+
+void TlsLayer::resume_reading() {
+  if (reading_ || ssl_ == nullptr) return;
+  reading_ = true;
+  const std::uint32_t generation = socket_->generation();
+  // Records already received (in OpenSSL or in the pair) first, then the socket.
+  if (!in_pump_ && !pump()) return;
+  if (replaced(generation) || !reading_) return;
+  socket_->resume_reading();
+}
+
+bool TlsLayer::shutdown_write() {
+  if (ssl_ == nullptr) return false;
+  if (handshake_done_) {
+    ERR_clear_error();
+    SSL_shutdown(ssl_);  // queues our close_notify
+    if (!flush_output()) return false;
+  }
+  if (write_pending()) {
+    fin_after_flush_ = true;
+    return true;
+  }
+  return socket_->shutdown_write();
+}
+
+TlsSessionInfo TlsLayer::session_info() const {
+  TlsSessionInfo info;
+  if (ssl_ == nullptr || !handshake_done_) return info;
+  info.version = SSL_get_version(ssl_);
+  if (const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_)) info.cipher = SSL_CIPHER_get_name(cipher);
+  const int group = SSL_get_negotiated_group(ssl_);
+  if (group != 0) {
+    const char* name = SSL_group_to_name(ssl_, group);
+    if (name != nullptr) info.group = name;
+  }
+  const unsigned char* alpn = nullptr;
+  unsigned int alpn_length = 0;
+  SSL_get0_alpn_selected(ssl_, &alpn, &alpn_length);
+  if (alpn != nullptr) info.alpn.assign(reinterpret_cast<const char*>(alpn), alpn_length);
+  info.resumed = SSL_session_reused(ssl_) == 1;
+  return info;
+}
+
+bool TlsLayer::resumed() const { return ssl_ != nullptr && SSL_session_reused(ssl_) == 1; }
+
+}  // namespace ringside::core
