@@ -151,12 +151,20 @@ std::unique_ptr<TlsContext> TlsContext::make_server(const TlsServerOptions& opti
               openssl_error_line() + "): give the server's certificate, then any intermediates";
       return nullptr;
     }
-    if (SSL_CTX_use_PrivateKey_file(ctx, options.key_file.c_str(), SSL_FILETYPE_PEM) != 1) {
+    EVP_PKEY* key = nullptr;
+    if (BIO* file = BIO_new_file(options.key_file.c_str(), "r")) {
+      key = PEM_read_bio_PrivateKey(file, nullptr, nullptr, nullptr);
+      BIO_free(file);
+    }
+    if (key == nullptr) {
       error = "--tls-key " + options.key_file + ": not a PEM private key (" +
               openssl_error_line() + ")";
       return nullptr;
     }
-    if (SSL_CTX_check_private_key(ctx) != 1) {
+    const bool matches = SSL_CTX_use_PrivateKey(ctx, key) == 1 && SSL_CTX_check_private_key(ctx) == 1;
+    EVP_PKEY_free(key);
+    if (!matches) {
+      ERR_clear_error();
       error = "--tls-key " + options.key_file + " does not match the certificate in --tls-cert " +
               options.cert_file;
       return nullptr;

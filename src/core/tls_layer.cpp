@@ -81,6 +81,18 @@ void TlsLayer::end() {
   reading_ = true;
 }
 
+void TlsLayer::say_goodbye() {
+  if (ssl_ == nullptr || !socket_->is_open()) return;
+  // Not after a fatal error (OpenSSL refuses, and its alert is in the pair already), nor while
+  // output waits: the close_notify would go out behind it, and the socket drops that on close.
+  if (handshake_done_ && !write_pending() && !socket_eof_) {
+    ERR_clear_error();
+    SSL_shutdown(ssl_);
+  }
+  flush_output();
+  ERR_clear_error();
+}
+
 bool TlsLayer::replaced(std::uint32_t generation) const {
   return ssl_ == nullptr || socket_->generation() != generation;
 }

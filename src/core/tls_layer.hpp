@@ -56,6 +56,9 @@ class TlsLayer final : private TransportHandler {
                            BlockPool& write_blocks, bool offer_last_session = false);
   // Frees the connection's TLS state; safe to call twice.
   void end();
+  // Before the socket closes: our close_notify (after a completed handshake) and whatever the
+  // pair still holds (an alert) go to the socket if it takes them now; nothing waits for them.
+  void say_goodbye();
 
   [[nodiscard]] TransportHandler& socket_handler() { return *this; }
   [[nodiscard]] TlsContext* context() const { return context_; }

@@ -55,6 +55,7 @@ int Transport::connect(EventLoop& loop, const sockaddr* address, socklen_t lengt
 }
 
 void Transport::close() {
+  if (tls_active_) tls_->say_goodbye();
   socket_.close();
   if (tls_active_) tls_->end();
   tls_active_ = false;

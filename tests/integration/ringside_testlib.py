@@ -62,6 +62,7 @@ class Server:
                 match = LISTENING.search(output)
                 if match:
                     self.port = int(match.group(1))
+        self.startup_output = output  # what it printed so far (more lines may be in it)
         return self
 
     def __exit__(self, *exc):
