@@ -246,7 +246,10 @@ int TlsContext::on_ticket_key(SSL* ssl, unsigned char* name, unsigned char* iv,
                               EVP_CIPHER_CTX* cipher, EVP_MAC_CTX* mac, int encrypt) {
   auto* self = static_cast<TlsContext*>(SSL_CTX_get_app_data(SSL_get_SSL_CTX(ssl)));
   TicketKey key;
-  int result = 1;
+  // A valid ticket is always renewed (2): OpenSSL's server sends a TLS 1.3 resumption no new
+  // ticket otherwise, and its client uses a ticket once (RFC 8446 8.1), so a client that resumes
+  // would have to fall back to a full handshake every other connection.
+  int result = 2;
   {
     std::lock_guard<std::mutex> lock(self->ticket_mutex_);
     if (encrypt != 0) {
@@ -264,8 +267,7 @@ int TlsContext::on_ticket_key(SSL* ssl, unsigned char* name, unsigned char* iv,
       key = self->current_key_;
     } else if (self->has_previous_key_ &&
                std::memcmp(name, self->previous_key_.name.data(), key.name.size()) == 0) {
-      key = self->previous_key_;
-      result = 2;  // valid, but issue a ticket under the current key
+      key = self->previous_key_;  // valid; its renewal goes out under the current key
     } else {
       return 0;  // a key we no longer have: a full handshake
     }

@@ -69,7 +69,12 @@ bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPoo
 }
 
 void TlsLayer::end() {
-  if (ssl_ != nullptr) SSL_free(ssl_);  // frees its end of the pair
+  if (ssl_ != nullptr) {
+    // A connection that ended without a TLS error keeps its session resumable (OpenSSL drops a
+    // session whose SSL is freed unshut, and the loader's next connection wants to offer it).
+    if (handshake_done_ && !failed_) SSL_set_shutdown(ssl_, SSL_SENT_SHUTDOWN | SSL_RECEIVED_SHUTDOWN);
+    SSL_free(ssl_);  // frees its end of the pair
+  }
   if (network_ != nullptr) BIO_free(network_);
   ssl_ = nullptr;
   network_ = nullptr;
@@ -77,6 +82,7 @@ void TlsLayer::end() {
   unsent_ = nullptr;
   unsent_len_ = unsent_done_ = 0;
   handshake_done_ = socket_eof_ = eof_delivered_ = owe_drained_ = fin_after_flush_ = false;
+  failed_ = false;
   in_pump_ = false;
   reading_ = true;
 }
@@ -146,7 +152,7 @@ void TlsLayer::on_peer_closed() {
   }
   // The EOF without a close_notify (a truncation): the handler hears of it once every record
   // that came before it was read.
-  if (!eof_delivered_ && reading_ && SSL_pending(ssl_) == 0 && BIO_ctrl_pending(network_) == 0) {
+  if (!eof_delivered_ && reading_ && SSL_pending(ssl_) == 0 && BIO_ctrl_wpending(network_) == 0) {
     eof_delivered_ = true;
     handler_->on_peer_closed();
   }
@@ -161,6 +167,7 @@ void TlsLayer::on_error(int error) {
 }
 
 void TlsLayer::fail(int ssl_error) {
+  failed_ = true;
   last_error_ = openssl_reason(ssl_error);
   if (!handshake_done_ && !context_->is_server()) {
     handler_->on_connected(EPROTO);
@@ -189,10 +196,19 @@ bool TlsLayer::pump() {
       return false;
     }
     handshake_done_ = true;
-    if (unsent_len_ > unsent_done_ && !encrypt_unsent()) {
-      in_pump_ = false;
-      on_error(errno);
-      return false;
+    if (unsent_len_ > unsent_done_) {  // written before the handshake was done: out it goes
+      if (!encrypt_unsent()) {
+        in_pump_ = false;
+        on_error(errno);
+        return false;
+      }
+      if (owe_drained_ && !write_pending()) {
+        owe_drained_ = false;
+        in_pump_ = false;
+        handler_->on_drained();
+        if (replaced(generation)) return false;
+        in_pump_ = true;
+      }
     }
     if (!context_->is_server()) {
       in_pump_ = false;
@@ -231,7 +247,7 @@ bool TlsLayer::pump() {
     return false;
   }
   if (socket_eof_ && reading_ && !eof_delivered_ && handshake_done_ && SSL_pending(ssl_) == 0 &&
-      BIO_ctrl_pending(network_) == 0) {
+      BIO_ctrl_wpending(network_) == 0) {
     eof_delivered_ = true;
     handler_->on_peer_closed();
     return !replaced(generation);
@@ -265,6 +281,7 @@ bool TlsLayer::encrypt(const char* data, std::size_t length, std::size_t& taken)
     }
     const int error = SSL_get_error(ssl_, result);
     if (error != SSL_ERROR_WANT_WRITE) {
+      failed_ = true;
       last_error_ = openssl_reason(error);
       errno = EPROTO;
       return false;

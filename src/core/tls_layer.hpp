@@ -121,6 +121,7 @@ class TlsLayer final : private TransportHandler {
   bool owe_drained_ = false;     // a write returned kPending: on_drained() is due
   bool fin_after_flush_ = false; // shutdown_write() waits for the close_notify to leave
   bool in_pump_ = false;
+  bool failed_ = false;          // a TLS error ended it: its session is not to be resumed
 };
 
 }  // namespace ringside::core
