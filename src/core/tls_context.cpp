@@ -206,6 +206,11 @@ std::unique_ptr<TlsContext> TlsContext::make_client(const TlsClientOptions& opti
       return nullptr;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    if (!options.verify_ip.empty() &&
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_CTX_get0_param(ctx), options.verify_ip.c_str()) != 1) {
+      error = "TLS: " + options.verify_ip + " is not an IP address to verify the server against";
+      return nullptr;
+    }
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }
@@ -254,6 +259,10 @@ int TlsContext::on_ticket_key(SSL* ssl, unsigned char* name, unsigned char* iv,
       key = self->current_key_;
     } else if (std::memcmp(name, self->current_key_.name.data(), key.name.size()) == 0) {
       key = self->current_key_;
+      // TLS 1.3 clients use a ticket once (RFC 8446 section C.4; OpenSSL's client marks the
+      // session spent when it resumed), so a resumed connection gets a fresh ticket, as OpenSSL's
+      // own ticket keys give: without one, such a client's next connection is a full handshake.
+      if (SSL_version(ssl) >= TLS1_3_VERSION) result = 2;
     } else if (self->has_previous_key_ &&
                std::memcmp(name, self->previous_key_.name.data(), key.name.size()) == 0) {
       key = self->previous_key_;

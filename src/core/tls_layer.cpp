@@ -62,13 +62,29 @@ bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPoo
       SSL_set1_host(ssl_, name.c_str());
     }
     if (offer_last_session && context_->last_session() != nullptr) {
-      SSL_set_session(ssl_, context_->last_session());
+      // A copy: OpenSSL's client spends a TLS 1.3 session once it has resumed with it (the end
+      // of the handshake takes it out of the client cache, marked not resumable), so offering
+      // the kept one would leave nothing to offer until the next ticket arrives, and how many
+      // connections resume would depend on timing. A server that takes a ticket only once
+      // answers the copy with a full handshake, and that is what gets counted.
+      SSL_SESSION* copy = SSL_SESSION_dup(context_->last_session());
+      if (copy != nullptr) {
+        SSL_set_session(ssl_, copy);
+        SSL_SESSION_free(copy);  // the connection holds its own reference
+      }
     }
   }
   return true;
 }
 
 void TlsLayer::end() {
+  // A client that closes without a close_notify of its own (the load generator after its last
+  // answer, as wrk does) would have OpenSSL take the session for a bad one and mark it not
+  // resumable (ssl_clear_bad_session): nothing could resume it. A fatal alert has already marked
+  // it, so this keeps only sessions of connections that ended cleanly.
+  if (ssl_ != nullptr && handshake_done_ && !context_->is_server()) {
+    SSL_set_shutdown(ssl_, SSL_get_shutdown(ssl_) | SSL_SENT_SHUTDOWN);
+  }
   if (ssl_ != nullptr) SSL_free(ssl_);  // frees its end of the pair
   if (network_ != nullptr) BIO_free(network_);
   ssl_ = nullptr;
@@ -79,6 +95,7 @@ void TlsLayer::end() {
   handshake_done_ = socket_eof_ = eof_delivered_ = owe_drained_ = fin_after_flush_ = false;
   in_pump_ = false;
   reading_ = true;
+  tcp_connected_at_ = {};  // a reused layer must not report the last connection's
 }
 
 bool TlsLayer::replaced(std::uint32_t generation) const {
