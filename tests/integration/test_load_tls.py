@@ -271,6 +271,19 @@ class LoadOverTlsAgainstServeTest(unittest.TestCase):
         self.assertEqual(doc["config"]["tls_resume"], 0)
         self.assertIsNone(doc["config"]["cacert"])
 
+    def test_pipelined_requests_and_large_bodies_complete(self):
+        doc = load_ok(self, "-n", "3001", "-c", "10", "-t", "1", "--pipeline", "16",
+                      self.server.https_url())
+        self.assertEqual(doc["status"]["codes"], {"200": 3001})
+        self.assertEqual(doc["tls"]["handshakes"], 10)
+        with tempfile.NamedTemporaryFile(suffix=".body") as body:
+            body.write(b"b" * 10_000)  # two of them exceed one write's 16 KiB: sent in parts
+            body.flush()
+            doc = load_ok(self, "-n", "400", "-c", "4", "--pipeline", "4", "-m", "POST",
+                          "--body-file", body.name, self.server.https_url("/nothing-here"))
+            self.assertEqual(doc["status"]["codes"], {"404": 400})
+            self.assertGreaterEqual(doc["throughput"]["bytes_written"], 400 * 10_000)
+
     def test_json_matches_its_schema(self):
         try:
             import jsonschema
