@@ -110,8 +110,8 @@ void define_flags(CLI::App& app, LoadFlags& f) {
                  "without it nothing is verified, as wrk and h2load")
       ->check(CLI::ExistingFile);
   app.add_option("--tls-resume", f.config.tls_resume,
-                 "https: share of new connections that resume the last TLS session (0 to 1; 0: "
-                 "every connection a full handshake)")
+                 "https: share of new connections that offer to resume the thread's last TLS "
+                 "session (0 to 1; 0: every connection a full handshake)")
       ->capture_default_str()
       ->check(number_in(0, 1));
   app.add_flag("--json", f.json, "Print one JSON document (schema: docs/load-json.md)");

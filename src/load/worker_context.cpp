@@ -17,7 +17,9 @@ std::unique_ptr<core::TlsContext> make_tls_client(const LoadConfig& config, std:
 }
 
 ResumeAccumulator::ResumeAccumulator(double ratio)
-    : step_(static_cast<std::uint32_t>(std::lround(std::clamp(ratio, 0.0, 1.0) * kWhole))) {}
+    : step_(!(ratio > 0)   ? 0  // NaN too
+            : ratio >= 1 ? kWhole
+                         : static_cast<std::uint32_t>(std::lround(ratio * kWhole))) {}
 
 bool ResumeAccumulator::next() {
   credit_ += step_;

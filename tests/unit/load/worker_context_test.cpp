@@ -41,6 +41,7 @@ TEST(ResumeAccumulator, SpreadsTheRatioEvenlyAndExactly) {
 
 TEST(ResumeAccumulator, OutOfRangeRatiosAreClamped) {
   EXPECT_TRUE(offers(-1, 100).empty());
+  EXPECT_TRUE(offers(std::nan(""), 100).empty());
   EXPECT_EQ(offers(7, 3), (std::vector<int>{1, 2, 3}));
 }
 
