@@ -45,7 +45,7 @@ Histogram histogram_of(const Json& document, const char* key, const std::string&
   if (!h.contains("hdr")) {
     refuse(file, std::string("\"") + key +
                      "\" has no \"hdr\" histogram to merge: rerun the load with this ringside "
-                     "version (schema 2)");
+                     "version (schema 2 or later)");
   }
   Histogram histogram;
   try {
