@@ -21,6 +21,7 @@
 #include "load/report.hpp"
 #include "load/resolve_url.hpp"
 #include "load/target.hpp"
+#include "load/worker_context.hpp"
 #include "number_flag.hpp"
 #include "share_flag.hpp"
 #include "start_at_flag.hpp"
@@ -51,15 +52,17 @@ CLI::Validator flag_check(std::string (*check)(std::string_view)) {
 
 void define_flags(CLI::App& app, LoadFlags& f) {
   app.description(
-      "Load-test an HTTP/1.1 server: fixed count (-n), duration (-d) or constant rate (-R, latency "
-      "corrected for coordinated omission). Prints a report, or one JSON document with --json.");
+      "Load-test an HTTP/1.1 server, over plain TCP or TLS: fixed count (-n), duration (-d) or "
+      "constant rate (-R, latency corrected for coordinated omission). Prints a report, or one "
+      "JSON document with --json.");
   app.footer(
       "Exit codes: 0 when at least one request completed (whatever its status), 1 when none did "
       "(e.g. the server is down; the report is still printed) or --hlog could not be written, 2 "
       "for "
       "a bad flag or value (one line naming it).");
   app.add_option("url", f.urls,
-                 "http://HOST[:PORT]/path (HOST: an IP address, or a name resolved once at start)");
+                 "http://HOST[:PORT]/path or https://HOST[:PORT]/path (HOST: an IP address, or a "
+                 "name resolved once at start and sent as TLS SNI)");
   app.add_option("--urls-file", f.urls_file, "File with one URL per line, used round-robin")
       ->check(CLI::ExistingFile);
   app.add_option("-n,--requests", f.config.requests, "Stop after this many requests")
@@ -102,6 +105,15 @@ void define_flags(CLI::App& app, LoadFlags& f) {
   app.add_option("--warmup", f.warmup, "Load before measuring, excluded from every number")
       ->capture_default_str()
       ->check(duration_in(0, load::kMaxWarmupS));
+  app.add_option("--cacert", f.config.ca_file,
+                 "https: verify the server's certificate against these CA certificates (PEM); "
+                 "without it nothing is verified, as wrk and h2load")
+      ->check(CLI::ExistingFile);
+  app.add_option("--tls-resume", f.config.tls_resume,
+                 "https: share of new connections that offer to resume the thread's last TLS "
+                 "session (0 to 1; 0: every connection a full handshake)")
+      ->capture_default_str()
+      ->check(number_in(0, 1));
   app.add_flag("--json", f.json, "Print one JSON document (schema: docs/load-json.md)");
   app.add_option("--hlog", f.hlog,
                  "Also write the latency as an HdrHistogram log, one interval per second");
@@ -171,6 +183,8 @@ std::string build_config(LoadFlags& f) {
     c.targets.push_back(load::make_target(url, f.spec));
   }
   if (std::string error = load::validate(c); !error.empty()) return error;
+  std::string tls_error;
+  if (c.tls() && !load::make_tls_client(c, tls_error)) return tls_error;
   std::size_t failed = 0;
   if (std::string error = load::resolve_targets(c.targets, c.timeout_s, failed); !error.empty()) {
     return (f.urls_file.empty() ? "url " + f.urls[failed]

@@ -214,6 +214,11 @@ std::unique_ptr<TlsContext> TlsContext::make_client(const TlsClientOptions& opti
       return nullptr;
     }
     SSL_CTX_set_verify(ctx, SSL_VERIFY_PEER, nullptr);
+    if (!options.verify_ip.empty() &&
+        X509_VERIFY_PARAM_set1_ip_asc(SSL_CTX_get0_param(ctx), options.verify_ip.c_str()) != 1) {
+      error = "TLS: " + options.verify_ip + " is not an IP address to verify the server against";
+      return nullptr;
+    }
   } else {
     SSL_CTX_set_verify(ctx, SSL_VERIFY_NONE, nullptr);
   }

@@ -39,6 +39,9 @@ struct TlsServerOptions {
 struct TlsClientOptions {
   std::string ca_file;      // verify the server against these; empty: no verification (as wrk)
   std::string server_name;  // SNI, and the name verified; empty: none sent
+  // With ca_file, an IP literal the certificate must name (its subjectAltName iPAddress), for a
+  // server reached by address: no SNI goes with it (RFC 6066). Empty: only the chain is checked.
+  std::string verify_ip;
   std::vector<std::string> alpn = {"http/1.1"};
 };
 

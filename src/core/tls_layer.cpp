@@ -62,7 +62,16 @@ bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPoo
       SSL_set1_host(ssl_, name.c_str());
     }
     if (offer_last_session && context_->last_session() != nullptr) {
-      SSL_set_session(ssl_, context_->last_session());
+      // A copy: OpenSSL's client spends a TLS 1.3 session once it has resumed with it (the end
+      // of the handshake takes it out of the client cache, marked not resumable), so offering
+      // the kept one would leave nothing to offer until the next ticket arrives, and how many
+      // connections resume would depend on timing. A server that takes a ticket only once
+      // answers the copy with a full handshake, and that is what gets counted.
+      SSL_SESSION* copy = SSL_SESSION_dup(context_->last_session());
+      if (copy != nullptr) {
+        SSL_set_session(ssl_, copy);
+        SSL_SESSION_free(copy);  // the connection holds its own reference
+      }
     }
   }
   return true;
@@ -85,6 +94,7 @@ void TlsLayer::end() {
   failed_ = false;
   in_pump_ = false;
   reading_ = true;
+  tcp_connected_at_ = {};  // a reused layer must not report the last connection's
 }
 
 void TlsLayer::say_goodbye() {
@@ -332,21 +342,46 @@ WriteResult TlsLayer::write(std::span<const iovec> parts) {
     return WriteResult::kPending;
   }
   std::size_t done = 0;
-  for (const iovec& part : parts) {
-    std::size_t taken = 0;
-    if (!encrypt(static_cast<const char*>(part.iov_base), part.iov_len, taken)) {
-      return WriteResult::kFailed;
+  if (parts.size() > 1 && total <= write_blocks_->block_size()) {
+    if (!encrypt_gathered(parts, total, done)) return WriteResult::kFailed;
+  } else {
+    for (const iovec& part : parts) {
+      std::size_t taken = 0;
+      if (!encrypt(static_cast<const char*>(part.iov_base), part.iov_len, taken)) {
+        return WriteResult::kFailed;
+      }
+      done += taken;
+      if (taken < part.iov_len) break;
     }
-    done += taken;
-    if (taken < part.iov_len) break;
+    if (done < total) keep_unsent(parts, done);
   }
-  if (done < total) keep_unsent(parts, done);
   if (!flush_output()) return WriteResult::kFailed;
   if (write_pending()) {
     owe_drained_ = true;
     return WriteResult::kPending;
   }
   return WriteResult::kDone;
+}
+
+// Several parts (a load generator's pipelined requests) leave as one record rather than one
+// each: a record per part costs its own framing, cipher call and, in OpenSSL 3.0, the record
+// writer's allocations. The parts are copied into a block of write_blocks_ (at most max_write()
+// bytes), encrypted, and what the pair could not take is kept as unsent plaintext.
+bool TlsLayer::encrypt_gathered(std::span<const iovec> parts, std::size_t total,
+                                std::size_t& done) {
+  char* gathered = write_blocks_->acquire();
+  std::size_t at = 0;
+  for (const iovec& part : parts) {
+    std::memcpy(gathered + at, part.iov_base, part.iov_len);
+    at += part.iov_len;
+  }
+  const bool encrypted = encrypt(gathered, total, done);
+  if (encrypted && done < total) {
+    const iovec rest{gathered, total};
+    keep_unsent(std::span<const iovec>(&rest, 1), done);
+  }
+  write_blocks_->release(gathered);
+  return encrypted;
 }
 
 bool TlsLayer::encrypt_unsent() {

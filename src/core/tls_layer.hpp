@@ -10,7 +10,8 @@
 // - Handshake: a server answers the ClientHello when it arrives; a client starts when its TCP
 //   connect completes and reports on_connected() only once the handshake is done (a failed one is
 //   on_connected(EPROTO), after the TCP connect, or on_error(EPROTO) on a server).
-// - Writes: plaintext is encrypted at once, record by record; what cannot be handed to the socket
+// - Writes: plaintext is encrypted at once, record by record (the parts of one write() gathered
+//   into one record when they fit a block); what cannot be handed to the socket
 //   yet (the socket is still sending earlier output) is kept in one block of `write_blocks` and
 //   encrypted when it drains, so the caller's memory is free when write() returns.
 // - Reads: after each arrival every whole record is decrypted into the handler's read_space();
@@ -96,6 +97,8 @@ class TlsLayer final : private TransportHandler {
   bool flush_output();
   // Encrypts `bytes`; returns how many were taken before the pair filled.
   bool encrypt(const char* data, std::size_t length, std::size_t& taken);
+  // Encrypts several parts as one record (copied into one block first); `done` as encrypt's.
+  bool encrypt_gathered(std::span<const iovec> parts, std::size_t total, std::size_t& done);
   // Encrypts the kept plaintext as far as the socket allows. False on failure (errno set).
   bool encrypt_unsent();
   void keep_unsent(std::span<const iovec> parts, std::size_t skip);

@@ -13,12 +13,8 @@ ErrorClass connect_error_class(int error) {
 }
 
 ErrorClass io_error_class(int error, ErrorClass otherwise) {
+  if (error == EPROTO) return ErrorClass::kTls;  // a record that did not decrypt, an alert
   return (error == ECONNRESET || error == EPIPE) ? ErrorClass::kReset : otherwise;
-}
-
-bool is_connect_class(ErrorClass error) {
-  return error == ErrorClass::kConnectRefused || error == ErrorClass::kConnectTimeout ||
-         error == ErrorClass::kConnectError;
 }
 
 }  // namespace
@@ -39,9 +35,11 @@ void ClientConnection::connect_now(core::TimePoint now) {
   // -n run ends even when the server is down.
   fill_pipeline(now);
   state_ = State::kConnecting;
+  core::TlsContext* tls = context_->tls();
+  const bool resume = tls != nullptr && context_->next_connection_resumes();
   const int result =
       transport_.connect(context_->loop, reinterpret_cast<const sockaddr*>(&url.address),
-                         url.address_length, *this, context_->write_blocks);
+                         url.address_length, *this, context_->write_blocks, tls, resume);
   if (result == 0) {
     opened(now);
   } else if (result == EINPROGRESS) {
@@ -51,11 +49,18 @@ void ClientConnection::connect_now(core::TimePoint now) {
   }
 }
 
+core::TimePoint ClientConnection::tcp_connected_at() const {
+  const core::TlsLayer* tls = transport_.tls();
+  return tls != nullptr ? tls->tcp_connected_at() : core::TimePoint{};
+}
+
 void ClientConnection::on_connected(int error) {
   // Measurement wants the time of this event, not of the loop turn: read the clock here.
   const core::TimePoint now = core::Clock::now();
   if (error != 0) {
-    fail(connect_error_class(error), now);
+    // With TLS, a failure after the TCP connect is the handshake's, whatever the errno.
+    fail(tcp_connected_at() > connect_started_ ? ErrorClass::kTls : connect_error_class(error),
+         now);
     return;
   }
   opened(now);
@@ -64,11 +69,20 @@ void ClientConnection::on_connected(int error) {
 void ClientConnection::opened(core::TimePoint now) {
   state_ = State::kOpen;
   Stats& stats = context_->stats();
+  const core::TlsLayer* tls = transport_.tls();
+  // connect: the TCP handshake alone; tls_handshake: from its end to the TLS handshake's.
+  const core::TimePoint tcp_done = tls != nullptr ? tls->tcp_connected_at() : now;
   if (context_->measuring(connect_started_)) {
-    stats.connect.record(context_->micros(now - connect_started_));
+    stats.connect.record(context_->micros(tcp_done - connect_started_));
     ++stats.connections_opened;
+    if (tls != nullptr) {
+      stats.tls_handshake.record(context_->micros(now - tcp_done));
+      ++stats.tls.handshakes;
+      stats.tls.resumed += tls->resumed();
+    }
   }
-  if (now - connect_started_ >= kSlowConnect) ++stats.slow_connects;
+  if (tls != nullptr && stats.tls.version.empty()) note_negotiated(*tls);
+  if (tcp_done - connect_started_ >= kSlowConnect) ++stats.slow_connects;
   if (count_ == 0) {
     disarm();
     timer_use_ = TimerUse::kNone;
@@ -76,6 +90,16 @@ void ClientConnection::opened(core::TimePoint now) {
     arm_timeout(now);
   }
   fill_pipeline(now);
+}
+
+// Once per worker (the strings allocate): what the first completed handshake agreed on.
+void ClientConnection::note_negotiated(const core::TlsLayer& tls) {
+  core::TlsSessionInfo info = tls.session_info();
+  TlsSummary& summary = context_->stats().tls;
+  summary.version = std::move(info.version);
+  summary.cipher = std::move(info.cipher);
+  summary.group = std::move(info.group);
+  summary.alpn = std::move(info.alpn);
 }
 
 void ClientConnection::fill_pipeline(core::TimePoint now) {
@@ -272,19 +296,22 @@ void ClientConnection::finish_response(core::TimePoint now) {
 }
 
 void ClientConnection::fail(ErrorClass error, core::TimePoint now) {
+  // A connect (TCP, and with TLS its handshake) that failed: counted when no request waited on
+  // it, and retried after a pause rather than in a busy loop.
+  const bool connecting = state_ == State::kConnecting;
   unsigned measured = 0;
   for (unsigned i = 0; i < count_; ++i) measured += pending_[(head_ + i) % kMaxPipeline].measured;
   Stats& stats = context_->stats();
   if (measured > 0) {
     stats.count_error(error, measured);
-  } else if (is_connect_class(error) && context_->measuring(now)) {
+  } else if (connecting && context_->measuring(now)) {
     ++stats.connect_failures;
   }
   context_->in_flight_changed(-static_cast<int>(count_));
   count_ = unwritten_ = head_ = 0;
   write_offset_ = 0;
   close_socket();
-  reconnect(now, is_connect_class(error));
+  reconnect(now, connecting);
 }
 
 void ClientConnection::close_socket() {
@@ -319,7 +346,8 @@ void ClientConnection::on_timer() {
     state_ = State::kClosed;
     connect_now(now);
   } else if (state_ == State::kConnecting) {
-    fail(ErrorClass::kConnectTimeout, now);
+    fail(tcp_connected_at() > connect_started_ ? ErrorClass::kTls : ErrorClass::kConnectTimeout,
+         now);
   } else if (state_ == State::kOpen) {
     fail(ErrorClass::kTimeout, now);
   }

@@ -1,5 +1,6 @@
-// One client connection of the load generator: connect, write requests (up to --pipeline in
-// flight), parse responses, record each one, reconnect after a close or an error.
+// One client connection of the load generator: connect (for https://, through the worker's TLS
+// context, offering its last session when --tls-resume says so), write requests (up to
+// --pipeline in flight), parse responses, record each one, reconnect after a close or an error.
 //
 // It is a state machine driven by the worker's loop through its transport (core/transport.hpp:
 // connected, data arrived, peer closed, output drained, error), on_timer (its request or connect
@@ -62,6 +63,10 @@ class ClientConnection final : public core::TransportHandler,
 
   void connect_now(core::TimePoint now);
   void opened(core::TimePoint now);
+  void note_negotiated(const core::TlsLayer& tls);
+  // With TLS, when this connection's TCP connect completed (its handshake's start); else, or
+  // before it, a time before connect_started_.
+  [[nodiscard]] core::TimePoint tcp_connected_at() const;
   void fill_pipeline(core::TimePoint now);
   bool write_unsent(core::TimePoint now);
   std::size_t process(std::span<const char> input, core::TimePoint now);

@@ -36,6 +36,12 @@ struct LoadConfig {
   double timeout_s = 10;          // per request, and per connect
   double warmup_s = 0;            // traffic before measuring, excluded from every number
   bool keep_alive = true;
+  // https:// only. --cacert: verify servers against the CA certificates in this PEM file (""
+  // verifies nothing, as wrk and h2load). --tls-resume: the share of new connections that offer
+  // the worker's last session, decided by an accumulator per worker (0: every connection a full
+  // handshake; 1: every connection once the worker holds a session).
+  std::string ca_file;
+  double tls_resume = 0;
   // --start-at: the measured phase begins at this wall-clock instant (seconds since the epoch),
   // after the connections are open and the warm-up (cut at the instant) is done, so generators
   // on several machines begin together. Unset: it begins right after the warm-up.
@@ -52,6 +58,8 @@ struct LoadConfig {
   // a contestant's output holds no tracebacks its checker caused.
   double drain_s = 0;
 
+  // The URLs' scheme (they all share one, load_run's validate).
+  [[nodiscard]] bool tls() const { return !targets.empty() && targets.front().url.tls; }
   [[nodiscard]] double effective_duration_s() const {
     return duration_s > 0 ? duration_s : (requests > 0 ? 0 : 10.0);
   }

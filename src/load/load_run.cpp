@@ -6,6 +6,7 @@
 #include <stdexcept>
 
 #include "load/load_worker.hpp"
+#include "load/worker_context.hpp"
 
 namespace ringside::load {
 
@@ -73,8 +74,15 @@ std::string validate(const LoadConfig& config) {
     return "-c/--connections " + std::to_string(config.connections) + " exceeds -n/--requests " +
            std::to_string(config.requests) + ": every connection needs at least one request";
   }
+  if (!within(config.tls_resume, 0, 1)) return "--tls-resume must be from 0 to 1";
   const Url& first = config.targets.front().url;
+  if (!first.tls && !config.ca_file.empty()) return "--cacert needs https:// URLs";
+  if (!first.tls && config.tls_resume > 0) return "--tls-resume needs https:// URLs";
   for (const Target& target : config.targets) {
+    if (target.url.tls != first.tls) {
+      return std::string("url, --urls-file: every URL must use the scheme of the first (") +
+             (first.tls ? "https" : "http") + "://), since connections are reused across them";
+    }
     if (target.url.host != first.host || target.url.port != first.port) {
       return "--urls-file: every URL must name the host and port of the first (" + first.host +
              ":" + std::to_string(first.port) + "), since connections are reused across them";
@@ -106,6 +114,9 @@ std::vector<WorkerShare> share_work(std::uint64_t requests, unsigned connections
 
 LoadRun::LoadRun(LoadConfig config) : config_(std::move(config)) {
   if (std::string error = validate(config_); !error.empty()) throw std::invalid_argument(error);
+  // A --cacert that cannot be read fails here, once, not in every worker.
+  std::string tls_error;
+  if (config_.tls() && !make_tls_client(config_, tls_error)) throw std::invalid_argument(tls_error);
   if (config_.threads > config_.connections) config_.threads = config_.connections;
 }
 

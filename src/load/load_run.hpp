@@ -6,9 +6,10 @@
 //   while (!run.wait_for(250ms)) show(run.progress());   // run.stop() from any thread
 //   LoadResult result = run.finish();
 //
-// The constructor checks the config with validate() and throws std::invalid_argument with its
-// message, so an embedder cannot start a run that would divide by zero or overflow. start,
-// wait_for, progress and finish belong to the thread that owns the run; stop may come from any.
+// The constructor checks the config with validate() (and, for https://, that its TLS client
+// context can be made: --cacert) and throws std::invalid_argument with the message, so an
+// embedder cannot start a run that would divide by zero or overflow. start, wait_for, progress
+// and finish belong to the thread that owns the run; stop may come from any.
 #pragma once
 
 #include <atomic>

@@ -45,7 +45,7 @@ Histogram histogram_of(const Json& document, const char* key, const std::string&
   if (!h.contains("hdr")) {
     refuse(file, std::string("\"") + key +
                      "\" has no \"hdr\" histogram to merge: rerun the load with this ringside "
-                     "version (schema 2)");
+                     "version (schema 2 or later)");
   }
   Histogram histogram;
   try {
@@ -71,6 +71,25 @@ std::string layout_text(const Histogram& h) {
                      h.highest_trackable(), h.significant_digits());
 }
 
+std::string text_of(const Json& object, const char* key, const std::string& file) {
+  const Json& value = field(object, key, file);
+  if (value.is_null()) return "";
+  if (!value.is_string()) refuse(file, std::string("\"tls.") + key + "\" is not a string or null");
+  return value.get<std::string>();
+}
+
+void read_tls(const Json& tls, TlsSummary& summary, const std::string& file) {
+  if (tls.is_null()) return;
+  if (!tls.is_object()) refuse(file, "\"tls\" is neither an object nor null");
+  summary.used = true;
+  summary.version = text_of(tls, "version", file);
+  summary.cipher = text_of(tls, "cipher", file);
+  summary.group = text_of(tls, "group", file);
+  summary.alpn = text_of(tls, "alpn", file);
+  summary.handshakes = count_of(tls, "handshakes", file);
+  summary.resumed = count_of(tls, "resumed", file);
+}
+
 double end_of(const LoadResult& r) { return r.start_epoch_s + r.elapsed_s; }
 
 std::string name_of(const GeneratorResult& g) { return g.tag.empty() ? "-" : g.tag; }
@@ -87,8 +106,10 @@ GeneratorResult read_generator_json(const Json& document, const std::string& fil
   if (schema == 1) {
     refuse(file, "schema 1 has no histograms to merge: rerun the load with this ringside version");
   }
-  if (schema != kJsonSchemaVersion) {
+  if (!schema.is_number_integer() || schema.get<int>() < kOldestMergedSchema ||
+      schema.get<int>() > kJsonSchemaVersion) {
     refuse(file, "schema " + schema.dump() + " is not one this ringside reads (" +
+                     std::to_string(kOldestMergedSchema) + " to " +
                      std::to_string(kJsonSchemaVersion) + "): use the ringside that wrote it");
   }
   LoadResult& r = g.result;
@@ -139,6 +160,11 @@ GeneratorResult read_generator_json(const Json& document, const std::string& fil
   s.latency_uncorrected = histogram_of(document, "latency_uncorrected_us", file);
   s.connect = histogram_of(document, "connect_us", file);
   s.waiting = histogram_of(document, "waiting_us", file);
+  // Since schema 3; a schema 2 document was plain http:// (it could be nothing else).
+  if (document.contains("tls_handshake_us")) {
+    s.tls_handshake = histogram_of(document, "tls_handshake_us", file);
+  }
+  if (document.contains("tls")) read_tls(document.at("tls"), s.tls, file);
   return g;
 }
 
@@ -226,7 +252,8 @@ MergedRun merge_generators(std::vector<GeneratorResult> generators) {
     const bool same = a.latency.same_layout(b.latency) &&
                       (first.latency_only || g.latency_only ||
                        (a.latency_uncorrected.same_layout(b.latency_uncorrected) &&
-                        a.connect.same_layout(b.connect) && a.waiting.same_layout(b.waiting)));
+                        a.connect.same_layout(b.connect) && a.waiting.same_layout(b.waiting) &&
+                        a.tls_handshake.same_layout(b.tls_handshake)));
     if (!same) {
       throw MergeError(first.file + " and " + g.file + ": the histograms have different settings (" +
                        layout_text(a.latency) + " against " + layout_text(b.latency) +

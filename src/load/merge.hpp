@@ -1,6 +1,6 @@
-// Merges the results of several load generators (`ringside load --json` documents, schema 2, and
-// `--hlog` histogram logs) into one: `ringside merge` prints it, and `ringside compare` can call
-// the same code for a run spread over machines.
+// Merges the results of several load generators (`ringside load --json` documents, schemas 2 and
+// 3, and `--hlog` histogram logs) into one: `ringside merge` prints it, and `ringside compare` can
+// call the same code for a run spread over machines.
 //
 //   std::vector<GeneratorResult> inputs;
 //   inputs.push_back(read_generator_file("gen1.json"));     // throws MergeError
@@ -47,7 +47,8 @@ struct GeneratorResult {
   nlohmann::ordered_json config;  // the JSON document's "config" (null for a log)
 };
 
-// A `ringside load --json` document. Schema 1 carries no histograms (`hdr`) and is refused.
+// A `ringside load --json` document, schema 2 or 3 (2 has no TLS: read as plain http://). Schema 1
+// carries no histograms (`hdr`) and is refused.
 GeneratorResult read_generator_json(const nlohmann::json& document, const std::string& file);
 // An HdrHistogram log: its intervals are summed, interval i's count is second i's completions.
 GeneratorResult read_generator_log(std::istream& in, const std::string& file);

@@ -31,11 +31,38 @@ void append_connection_times(std::string& out, const Stats& s) {
   out += "Connection times (ms)\n";
   out += fmt::format("  {:<9}{:>8} {:>8} {:>7} {:>8} {:>9}\n", "", "min", "mean", "[+/-sd]", "median", "max");
   row("Connect:", s.connect);
+  row("TLS:", s.tls_handshake);
   row("Waiting:", s.waiting);
   row("Total:", s.latency_uncorrected);
 }
 
+// "TLSv1.3, TLS_AES_256_GCM_SHA384, x25519, ALPN http/1.1; 300 handshakes, 145 resumed (48.3%)"
+std::string tls_line(const TlsSummary& tls) {
+  std::string line = "TLS           ";
+  if (tls.version.empty()) {
+    line += "no handshake completed";
+  } else {
+    line += fmt::format("{}, {}, {}, ALPN {}", tls.version, tls.cipher,
+                        tls.group.empty() ? "group unknown" : tls.group,
+                        tls.alpn.empty() ? "none" : tls.alpn);
+  }
+  line += fmt::format("; {} handshakes, {} resumed", tls.handshakes, tls.resumed);
+  if (tls.handshakes > 0) line += fmt::format(" ({:.1f}%)", 100.0 * tls.resumed / tls.handshakes);
+  return line + "\n";
+}
+
+nlohmann::ordered_json text_or_null(const std::string& text) {
+  return text.empty() ? nlohmann::ordered_json(nullptr) : nlohmann::ordered_json(text);
+}
+
 }  // namespace
+
+nlohmann::ordered_json tls_json(const TlsSummary& tls) {
+  if (!tls.used) return nullptr;
+  return {{"version", text_or_null(tls.version)}, {"cipher", text_or_null(tls.cipher)},
+          {"group", text_or_null(tls.group)},     {"alpn", text_or_null(tls.alpn)},
+          {"handshakes", tls.handshakes},         {"resumed", tls.resumed}};
+}
 
 nlohmann::ordered_json histogram_json(const Histogram& h) {
   nlohmann::ordered_json out;
@@ -119,6 +146,7 @@ std::string format_details(const LoadResult& r) {
   const LoadConfig& c = r.config;
   const Stats& s = r.stats;
   std::string out;
+  if (s.tls.used) out += tls_line(s.tls) + "\n";
   const bool corrected = c.rate > 0;
   const Histogram& lat = s.latency;
   const Histogram& raw = s.latency_uncorrected;
@@ -185,6 +213,10 @@ nlohmann::ordered_json config_json(const LoadConfig& c) {
   config["timeout_s"] = c.timeout_s;
   config["warmup_s"] = c.warmup_s;
   if (c.share) config["share"] = {{"index", c.share->index}, {"of", c.share->of}};
+  if (c.tls()) {
+    config["tls_resume"] = c.tls_resume;
+    config["cacert"] = text_or_null(c.ca_file);
+  }
   // Only when the URLs name a host (they all share one, load_run's validate): what it resolved to.
   if (const Url& url = c.targets.front().url; !url.resolved.empty()) {
     nlohmann::ordered_json addresses = nlohmann::ordered_json::array();
@@ -238,7 +270,9 @@ nlohmann::ordered_json to_json(const LoadResult& r, nlohmann::ordered_json confi
   j["latency_uncorrected_us"] = histogram_json(s.latency_uncorrected);
   j["latency_corrected"] = c.rate > 0;
   j["connect_us"] = histogram_json(s.connect);
+  j["tls_handshake_us"] = histogram_json(s.tls_handshake);
   j["waiting_us"] = histogram_json(s.waiting);
+  j["tls"] = tls_json(s.tls);
   return j;
 }
 

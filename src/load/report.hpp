@@ -14,7 +14,9 @@ namespace ringside::load {
 
 inline constexpr std::array<double, 11> kReportPercentiles = {50,   66,   75,   80,    90, 95,
                                                               98,   99,   99.9, 99.99, 100};
-inline constexpr int kJsonSchemaVersion = 2;
+// 3 added the `tls` error class, `tls` and `tls_handshake_us`; merge reads 2 as well.
+inline constexpr int kJsonSchemaVersion = 3;
+inline constexpr int kOldestMergedSchema = 2;
 
 struct RateSummary {
   double overall = 0;   // completed / elapsed
@@ -36,6 +38,8 @@ nlohmann::ordered_json config_json(const LoadConfig& config);
 // of the compressed V2 encoding, hdr_log.hpp) with the layout, so a JSON result alone can be
 // merged exactly.
 nlohmann::ordered_json histogram_json(const Histogram& histogram);
+// The `tls` object (negotiated parameters, handshakes, resumed), or null for plain http://.
+nlohmann::ordered_json tls_json(const TlsSummary& tls);
 
 // "812us", "1.23ms", "2.50s"
 std::string format_micros(double micros);

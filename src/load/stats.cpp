@@ -4,10 +4,24 @@
 
 namespace ringside::load {
 
+void TlsSummary::merge(const TlsSummary& other) {
+  used = used || other.used;
+  if (version.empty() && !other.version.empty()) {
+    version = other.version;
+    cipher = other.cipher;
+    group = other.group;
+    alpn = other.alpn;
+  }
+  handshakes += other.handshakes;
+  resumed += other.resumed;
+}
+
 void Stats::merge(const Stats& other) {
   latency.merge(other.latency);
   latency_uncorrected.merge(other.latency_uncorrected);
   connect.merge(other.connect);
+  tls_handshake.merge(other.tls_handshake);
+  tls.merge(other.tls);
   waiting.merge(other.waiting);
   latency_seconds.merge(other.latency_seconds);
   started += other.started;

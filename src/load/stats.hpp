@@ -4,6 +4,7 @@
 #include <array>
 #include <chrono>
 #include <cstdint>
+#include <string>
 #include <string_view>
 #include <vector>
 
@@ -27,6 +28,10 @@ enum class ErrorClass : std::uint8_t {
   kTimeout,          // no response within --timeout
   kMalformed,        // a response we could not parse
   kClosed,           // the server closed the connection with the request unanswered
+  // https://: the TLS handshake failed after the TCP connect (an alert, a certificate that did
+  // not verify, a reset or close before it finished, no finish within --timeout), or a record
+  // that did not decrypt later.
+  kTls,
   kCount,
 };
 inline constexpr std::size_t kErrorClasses = static_cast<std::size_t>(ErrorClass::kCount);
@@ -35,9 +40,25 @@ inline constexpr std::size_t kErrorClasses = static_cast<std::size_t>(ErrorClass
 constexpr std::string_view error_key(ErrorClass error) {
   constexpr std::string_view kKeys[] = {"connect_refused", "connect_timeout", "connect_error",
                                         "reset",           "read",            "write",
-                                        "timeout",         "malformed",       "closed"};
+                                        "timeout",         "malformed",       "closed",
+                                        "tls"};
   return kKeys[static_cast<std::size_t>(error)];
 }
+
+// https://: what the handshakes negotiated and how many there were. The strings are the first
+// completed handshake's (read once per worker, so no request pays for them); a merge keeps the
+// first it has.
+struct TlsSummary {
+  bool used = false;  // the run's URLs were https://
+  std::string version;  // "TLSv1.3"; empty until a handshake completed
+  std::string cipher;
+  std::string group;
+  std::string alpn;
+  std::uint64_t handshakes = 0;  // completed during the measured phase
+  std::uint64_t resumed = 0;     // of them, the ones that resumed a session
+
+  void merge(const TlsSummary& other);
+};
 
 struct Stats {
   Stats() = default;
@@ -45,6 +66,7 @@ struct Stats {
   Histogram latency;              // from the intended send time (corrected in -R mode)
   Histogram latency_uncorrected;  // from the moment the request was written
   Histogram connect;              // TCP handshake time, per connection opened
+  Histogram tls_handshake;        // https://: TCP connected to TLS handshake done
   Histogram waiting;              // write to first response byte (ab's "waiting")
   std::uint64_t started = 0;
   std::uint64_t completed = 0;
@@ -64,6 +86,7 @@ struct Stats {
   std::uint64_t bytes_read = 0;
   std::uint64_t bytes_written = 0;
   std::uint64_t writes = 0;  // handed to the transport: a pipelined run batches requests in them
+  TlsSummary tls;
   std::array<std::uint64_t, kErrorClasses> errors{};
   std::array<std::uint64_t, 600> status{};  // by code; index 0 collects anything out of range
   std::vector<std::uint64_t> per_second;    // completions in each second after the warm-up

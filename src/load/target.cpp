@@ -65,15 +65,12 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
   text = text.substr(0, text.find('#'));  // the fragment stays with the client, as in curl
   error = check_url_bytes(text);
   if (!error.empty()) return false;
-  if (starts_with_ignore_case(text, "https://")) {
-    error = "https is not supported (ringside load speaks plain HTTP/1.1): " + printable(text);
+  url.tls = starts_with_ignore_case(text, "https://");
+  if (!url.tls && !starts_with_ignore_case(text, "http://")) {
+    error = "URL must start with http:// or https:// : " + printable(text);
     return false;
   }
-  if (!starts_with_ignore_case(text, "http://")) {
-    error = "URL must start with http:// : " + printable(text);
-    return false;
-  }
-  std::string_view rest = text.substr(7);
+  std::string_view rest = text.substr(url.tls ? 8 : 7);
   std::size_t slash = rest.find_first_of("/?");
   std::string_view authority = rest.substr(0, slash);
   url.path = slash == std::string_view::npos ? "/" : std::string(rest.substr(slash));
@@ -103,7 +100,7 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
     return false;
   }
   url.host = std::string(host);
-  url.port = 80;
+  url.port = url.default_port();
   if (!port.empty()) {
     unsigned value = 0;
     auto [end, ec] = std::from_chars(port.data(), port.data() + port.size(), value);
@@ -126,8 +123,10 @@ bool parse_url(std::string_view text, Url& url, std::string& error) {
 }
 
 std::string url_text(const Url& url) {
-  return "http://" + core::host_port(url.host, url.port) + url.path;
+  return (url.tls ? "https://" : "http://") + core::host_port(url.host, url.port) + url.path;
 }
+
+std::string tls_server_name(const Url& url) { return url.is_name() ? url.host : ""; }
 
 std::string check_method(std::string_view method) {
   if (method.empty()) return "the method is empty";
@@ -175,7 +174,7 @@ Target make_target(const Url& url, const RequestSpec& spec) {
   if (!has_header(spec.headers, "host")) {
     bool v6 = url.host.find(':') != std::string::npos;
     r += "Host: " + (v6 ? "[" + url.host + "]" : url.host);
-    if (url.port != 80) r += ":" + std::to_string(url.port);
+    if (url.port != url.default_port()) r += ":" + std::to_string(url.port);
     r += "\r\n";
   }
   if (!has_header(spec.headers, "user-agent")) r += "User-Agent: ringside-load\r\n";

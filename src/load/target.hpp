@@ -1,5 +1,5 @@
-// Where requests go: a parsed http:// URL with its socket address and the bytes of the request
-// serialised once, so a connection only ever copies or writev()s them.
+// Where requests go: a parsed http:// or https:// URL with its socket address and the bytes of the
+// request serialised once, so a connection only ever copies or writev()s them.
 #pragma once
 
 #include <sys/socket.h>
@@ -15,8 +15,9 @@
 namespace ringside::load {
 
 struct Url {
+  bool tls = false;  // https://
   std::string host;  // as written, without brackets
-  std::uint16_t port = 80;
+  std::uint16_t port = 80;  // the scheme's (80, 443) when the URL names none
   std::string path;  // path and query, at least "/"
   // Where every connection goes: the IP literal, or for a host name the address resolve_url
   // (load/resolve_url.hpp) chose. address_length is 0 for a name not resolved yet.
@@ -26,9 +27,16 @@ struct Url {
   std::vector<core::SocketAddress> resolved;
 
   [[nodiscard]] bool is_name() const { return !core::is_ip_literal(host); }
+  [[nodiscard]] std::uint16_t default_port() const { return tls ? 443 : 80; }
 };
 
-// Parses "http://HOST[:PORT][/path?query][#fragment]". HOST is an IP literal, which fills in
+// The name a TLS client sends as SNI and verifies the certificate against: the host when it is a
+// name, "" for an IP literal (RFC 6066 section 3: "Literal IPv4 and IPv6 addresses are not
+// permitted in HostName"; the certificate is then checked for the address itself).
+std::string tls_server_name(const Url& url);
+
+// Parses "http://HOST[:PORT][/path?query][#fragment]", or the same with https:// (port 443 when
+// none is given). HOST is an IP literal, which fills in
 // `address`, or a host name (core::is_host_name), which resolve_url looks up later, once. The
 // fragment is dropped, as curl does (it never goes on the wire); a space, a control byte or a
 // non-ASCII byte is refused rather than sent (percent-encode it). On failure returns false and
@@ -50,7 +58,7 @@ std::string check_method(std::string_view method);
 std::string check_header(std::string_view header);
 std::string check_request_spec(const RequestSpec& spec);
 
-// "http://host:port/path", IPv6 hosts in brackets: how reports name a URL.
+// "http://host:port/path" (or https://), IPv6 hosts in brackets: how reports name a URL.
 std::string url_text(const Url& url);
 
 // The request for one URL, serialised once.

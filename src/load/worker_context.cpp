@@ -1,15 +1,46 @@
 #include "load/worker_context.hpp"
 
 #include <algorithm>
+#include <cmath>
+#include <stdexcept>
 
 namespace ringside::load {
+
+std::unique_ptr<core::TlsContext> make_tls_client(const LoadConfig& config, std::string& error) {
+  if (!config.tls()) return nullptr;
+  const Url& url = config.targets.front().url;
+  core::TlsClientOptions options;
+  options.ca_file = config.ca_file;
+  options.server_name = tls_server_name(url);
+  if (options.server_name.empty()) options.verify_ip = url.host;
+  return core::TlsContext::make_client(options, error);
+}
+
+ResumeAccumulator::ResumeAccumulator(double ratio)
+    : step_(!(ratio > 0)   ? 0  // NaN too
+            : ratio >= 1 ? kWhole
+                         : static_cast<std::uint32_t>(std::lround(ratio * kWhole))) {}
+
+bool ResumeAccumulator::next() {
+  credit_ += step_;
+  if (credit_ < kWhole) return false;
+  credit_ -= kWhole;
+  return true;
+}
 
 WorkerContext::WorkerContext(const LoadConfig& cfg, const WorkerPlan& plan)
     : config(cfg),
       timeouts(core::seconds_to_duration(cfg.timeout_s)),
       plan_(plan),
+      resume_(cfg.tls_resume),
       unclaimed_(plan.requests),
       target_cursor_(static_cast<std::uint32_t>(plan.first_connection % cfg.targets.size())) {
+  if (config.tls()) {
+    std::string error;
+    tls_ = make_tls_client(config, error);
+    if (!tls_) throw std::runtime_error(error);
+    stats_.tls.used = true;
+  }
   if (config.rate > 0) {
     send_interval = core::seconds_to_duration(config.connections / config.rate);
   }

@@ -1,7 +1,8 @@
-// What a load worker's connections share: the thread's loop, timers, buffers and Stats, and the
-// claim on the next request (the -n budget left, the -R schedule of due sends, the phases of the
-// worker's plan). The LoadWorker (load/load_worker.hpp) owns one and runs its loop; each of its
-// ClientConnections points to it. Only that thread touches it, and nothing here allocates per
+// What a load worker's connections share: the thread's loop, timers, buffers and Stats, the
+// worker's own TLS client context for https:// (its last session, the --tls-resume accumulator),
+// and the claim on the next request (the -n budget left, the -R schedule of due sends, the phases
+// of the worker's plan). The LoadWorker (load/load_worker.hpp) owns one and runs its loop; each of
+// its ClientConnections points to it. Only that thread touches it, and nothing here allocates per
 // request: the queue of due sends is reserved for every connection up front.
 //
 //   WorkerContext context(config, plan);
@@ -13,7 +14,9 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
+#include <string>
 #include <queue>
 #include <vector>
 
@@ -21,6 +24,7 @@
 #include "core/clock.hpp"
 #include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
+#include "core/tls_context.hpp"
 #include "http/response_parser.hpp"
 #include "load/load_config.hpp"
 #include "load/stats.hpp"
@@ -58,12 +62,33 @@ class ScheduledSender {
   core::Duration schedule_offset_{};
 };
 
+// A TLS client context for the config's https:// URLs: --cacert, SNI and the verified name or
+// address from the URL's host. nullptr and `error` (one line naming --cacert) when it cannot be
+// made; nullptr and no error for http://.
+std::unique_ptr<core::TlsContext> make_tls_client(const LoadConfig& config, std::string& error);
+
+// --tls-resume as a whole number of millionths, and the accumulator that spreads it: every
+// connection attempt adds the ratio, and one that brings the sum to a whole offers the last
+// session. Exact for any ratio with six decimals (0.5: every second attempt), no random draws,
+// so a run's resumed count is known in advance.
+class ResumeAccumulator {
+ public:
+  static constexpr std::uint32_t kWhole = 1'000'000;
+  explicit ResumeAccumulator(double ratio = 0);
+  bool next();  // true: this attempt offers the session
+
+ private:
+  std::uint32_t step_ = 0;
+  std::uint32_t credit_ = 0;
+};
+
 class WorkerContext {
  public:
   static constexpr std::size_t kReadBytes = 64 * 1024;
   static constexpr std::size_t kWriteBytes = 16 * 1024;  // the most one write hands over
   static constexpr auto kBackoff = std::chrono::milliseconds(10);
 
+  // Throws std::runtime_error when the TLS context cannot be made (make_tls_client's message).
   WorkerContext(const LoadConfig& config, const WorkerPlan& plan);
   WorkerContext(const WorkerContext&) = delete;
   WorkerContext& operator=(const WorkerContext&) = delete;
@@ -108,6 +133,10 @@ class WorkerContext {
   [[nodiscard]] std::size_t second_of(core::TimePoint t) const;
   [[nodiscard]] std::uint64_t micros(core::Duration d) const;
   [[nodiscard]] Stats& stats() { return stats_; }
+  // https://: this worker's client context (nullptr for http://), and whether the connection
+  // being opened now offers its last session (--tls-resume).
+  [[nodiscard]] core::TlsContext* tls() const { return tls_.get(); }
+  bool next_connection_resumes() { return resume_.next(); }
 
   const LoadConfig& config;
   core::EventLoop loop;
@@ -129,6 +158,8 @@ class WorkerContext {
 
   WorkerPlan plan_;
   Stats stats_;
+  std::unique_ptr<core::TlsContext> tls_;
+  ResumeAccumulator resume_;
   std::priority_queue<Due, std::vector<Due>, std::greater<>> due_;
   std::uint64_t unclaimed_ = 0;  // -n budget left
   std::uint32_t target_cursor_ = 0;

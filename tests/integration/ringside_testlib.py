@@ -17,6 +17,7 @@ import time
 BIN = os.environ.get("RINGSIDE_BIN", "")
 START_TIMEOUT = 15.0
 LISTENING = re.compile(rb"listening on http://\S+:(\d+) ")
+LISTENING_TLS = re.compile(rb"listening on https://\S+:(\d+) ")
 
 
 def wait_until(predicate, timeout, interval=0.02):
@@ -30,7 +31,8 @@ def wait_until(predicate, timeout, interval=0.02):
 
 
 class Server:
-    """`with Server('--header-timeout', '1') as s:` starts ringside serve and stops it after."""
+    """`with Server('--header-timeout', '1') as s:` starts ringside serve and stops it after. With
+    --tls-port among the arguments it also waits for the TLS listener: s.https_port."""
 
     def __init__(self, *args, threads=2, preexec_fn=None):
         if not BIN:
@@ -39,6 +41,7 @@ class Server:
         self.preexec_fn = preexec_fn
         self.process = None
         self.port = None
+        self.https_port = None
         self.stderr = b""
 
     def __enter__(self):
@@ -46,7 +49,8 @@ class Server:
                                         preexec_fn=self.preexec_fn)
         output = b""
         deadline = time.monotonic() + START_TIMEOUT
-        while self.port is None:
+        wants_tls = "--tls-port" in self.args
+        while self.port is None or (wants_tls and self.https_port is None):
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 self.kill()
@@ -62,6 +66,9 @@ class Server:
                 match = LISTENING.search(output)
                 if match:
                     self.port = int(match.group(1))
+                match = LISTENING_TLS.search(output)
+                if match:
+                    self.https_port = int(match.group(1))
         self.startup_output = output  # what it printed so far (more lines may be in it)
         return self
 
@@ -88,6 +95,9 @@ class Server:
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
+
+    def https_url(self, path="/", host="127.0.0.1"):
+        return f"https://{host}:{self.https_port}{path}"
 
     def connect(self, timeout=5.0):
         sock = socket.create_connection(("127.0.0.1", self.port), timeout=timeout)

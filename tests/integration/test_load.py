@@ -309,7 +309,13 @@ class LoadCliTest(unittest.TestCase):
         url = "http://127.0.0.1:9/"
         cases = [(["-c", "0", url], "--connections"), (["--pipeline", "100", url], "--pipeline"),
                  (["-d", "soon", url], "--duration"), (["-n", "5", "-c", "10", url], "--requests"),
-                 (["https://127.0.0.1/"], "https"), (["ftp://x/"], "http://"),
+                 (["http://127.0.0.1:9/", "https://127.0.0.1:9/"], "scheme"),
+                 (["ftp://x/"], "http://"),
+                 (["--tls-resume", "1.5", "https://127.0.0.1:9/"], "--tls-resume"),
+                 (["--tls-resume", "0.5", url], "--tls-resume needs https://"),
+                 (["--cacert", "/etc/hostname", url], "--cacert needs https://"),
+                 (["--cacert", "/nonexistent.pem", "https://127.0.0.1:9/"], "--cacert"),
+                 (["--cacert", "/etc/hostname", "https://127.0.0.1:9/"], "--cacert /etc/hostname"),
                  (["http://example.org/"], "IP address"), ([], "URL"),
                  (["-H", "nocolon", url], "--header"), (["--timeout", "0", url], "--timeout"),
                  (["--bogus", url], "--bogus"), (["-R", "-5", url], "--rate")]

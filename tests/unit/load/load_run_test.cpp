@@ -19,10 +19,12 @@ namespace {
 
 constexpr std::uint64_t kMax64 = std::numeric_limits<std::uint64_t>::max();
 
-LoadConfig valid_config(std::uint16_t port = 9) {
+LoadConfig valid_config(std::uint16_t port = 9, const char* scheme = "http") {
   Url url;
   std::string error;
-  EXPECT_TRUE(parse_url("http://127.0.0.1:" + std::to_string(port) + "/", url, error)) << error;
+  EXPECT_TRUE(parse_url(std::string(scheme) + "://127.0.0.1:" + std::to_string(port) + "/", url,
+                        error))
+      << error;
   LoadConfig config;
   config.targets.push_back(make_target(url, RequestSpec{}));
   config.connections = 4;
@@ -71,6 +73,64 @@ TEST(LoadRunValidation, TheLibraryRefusesWhatWouldDivideByZeroOrOverflow) {
     const std::string error = construction_error(config);
     EXPECT_NE(error.find(c.names), std::string::npos) << c.what << ": " << error;
     EXPECT_EQ(error, validate(config)) << c.what;
+  }
+}
+
+Target target_of(const std::string& text) {
+  Url url;
+  std::string error;
+  EXPECT_TRUE(parse_url(text, url, error)) << error;
+  return make_target(url, RequestSpec{});
+}
+
+TEST(LoadRunValidation, TlsSettingsAreRangedAndNeedHttps) {
+  LoadConfig https = valid_config(8443, "https");
+  https.tls_resume = 0.5;
+  EXPECT_EQ(validate(https), "");
+  EXPECT_EQ(construction_error(https), "");
+  struct Case {
+    const char* what;
+    LoadConfig config;
+    const char* names;
+  };
+  auto with = [](LoadConfig config, auto spoil) {
+    spoil(config);
+    return config;
+  };
+  const Case cases[] = {
+      {"resume above 1", with(https, [](LoadConfig& c) { c.tls_resume = 1.5; }), "--tls-resume"},
+      {"negative resume", with(https, [](LoadConfig& c) { c.tls_resume = -0.1; }), "--tls-resume"},
+      {"NaN resume", with(https, [](LoadConfig& c) { c.tls_resume = std::nan(""); }),
+       "--tls-resume"},
+      {"resume over http", with(valid_config(), [](LoadConfig& c) { c.tls_resume = 1; }),
+       "--tls-resume needs https://"},
+      {"cacert over http", with(valid_config(), [](LoadConfig& c) { c.ca_file = "/etc/hosts"; }),
+       "--cacert needs https://"},
+      {"https after http",
+       with(valid_config(),
+            [](LoadConfig& c) { c.targets.push_back(target_of("https://127.0.0.1:9/")); }),
+       "scheme of the first (http://)"},
+      {"http after https",
+       with(https, [](LoadConfig& c) { c.targets.push_back(target_of("http://127.0.0.1:8443/")); }),
+       "scheme of the first (https://)"},
+  };
+  for (const Case& c : cases) {
+    const std::string error = validate(c.config);
+    EXPECT_NE(error.find(c.names), std::string::npos) << c.what << ": " << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << c.what << ": one line";
+    EXPECT_EQ(construction_error(c.config), error) << c.what;
+  }
+}
+
+// The CA file is read once when the run is made: a bad one fails there, naming --cacert.
+TEST(LoadRunValidation, ACaFileThatHoldsNoCertificateIsRefusedAtConstruction) {
+  LoadConfig config = valid_config(8443, "https");
+  for (const char* file : {"/nonexistent/ca.pem", "/etc/hostname"}) {
+    config.ca_file = file;
+    EXPECT_EQ(validate(config), "") << "validate() reads no file";
+    const std::string error = construction_error(config);
+    EXPECT_EQ(error.rfind(std::string("--cacert ") + file, 0), 0u) << error;
+    EXPECT_EQ(error.find('\n'), std::string::npos) << error;
   }
 }
 

@@ -164,6 +164,90 @@ TEST(Merge, Schema1ResultsAreRefusedWithWhatToDo) {
   }
 }
 
+// An https generator: `handshakes` TLS handshakes of which `resumed` resumed.
+LoadResult https_generator(double start, std::uint64_t handshakes, std::uint64_t resumed) {
+  LoadResult r = generator({100, 200}, start, {2}, 1);
+  Url url;
+  std::string error;
+  EXPECT_TRUE(parse_url("https://127.0.0.1:8443/", url, error)) << error;
+  r.config.targets = {make_target(url, RequestSpec{})};
+  TlsSummary& tls = r.stats.tls;
+  tls.used = true;
+  tls.version = "TLSv1.3";
+  tls.cipher = "TLS_AES_128_GCM_SHA256";
+  tls.group = "x25519";
+  tls.alpn = "http/1.1";
+  tls.handshakes = handshakes;
+  tls.resumed = resumed;
+  for (std::uint64_t i = 0; i < handshakes; ++i) r.stats.tls_handshake.record(300 + i);
+  r.stats.count_error(ErrorClass::kTls, 2);
+  return r;
+}
+
+TEST(Merge, TlsHandshakesAndTheirHistogramAddUp) {
+  std::vector<GeneratorResult> inputs;
+  inputs.push_back(as_read(https_generator(100.000, 10, 4), "a.json"));
+  inputs.push_back(as_read(https_generator(100.001, 30, 27), "b.json"));
+  const MergedRun merged = merge_generators(std::move(inputs));
+  const Stats& s = merged.total.stats;
+  EXPECT_TRUE(s.tls.used);
+  EXPECT_EQ(s.tls.version, "TLSv1.3");
+  EXPECT_EQ(s.tls.cipher, "TLS_AES_128_GCM_SHA256");
+  EXPECT_EQ(s.tls.handshakes, 40u);
+  EXPECT_EQ(s.tls.resumed, 31u);
+  EXPECT_EQ(s.tls_handshake.count(), 40u);
+  EXPECT_EQ(s.tls_handshake.min(), 300u);
+  EXPECT_EQ(s.errors[static_cast<std::size_t>(ErrorClass::kTls)], 4u);
+  const json j = merge_to_json(merged);
+  EXPECT_EQ(j["tls"]["handshakes"], 40);
+  EXPECT_EQ(j["tls"]["resumed"], 31);
+  EXPECT_EQ(j["tls"]["alpn"], "http/1.1");
+  EXPECT_EQ(j["tls_handshake_us"]["count"], 40);
+  EXPECT_EQ(j["errors"]["tls"], 4);
+  EXPECT_NE(format_merge_text(merged).find("40 handshakes, 31 resumed (77.5%)"), std::string::npos)
+      << format_merge_text(merged);
+}
+
+// Schema 2 (before TLS) is still read: a plain http:// run with no TLS fields.
+TEST(Merge, Schema2ResultsAreReadAsPlainHttp) {
+  json old = json::parse(to_json(generator({10, 20}, 100, {2}, 1)).dump());
+  old["schema"] = 2;
+  old.erase("tls");
+  old.erase("tls_handshake_us");
+  old["errors"].erase("tls");
+  std::vector<GeneratorResult> inputs;
+  inputs.push_back(read_generator_json(old, "old.json"));
+  inputs.push_back(as_read(https_generator(100, 5, 0), "new.json"));
+  const MergedRun merged = merge_generators(std::move(inputs));
+  EXPECT_FALSE(merged.generators[0].result.stats.tls.used);
+  EXPECT_EQ(merged.total.stats.completed, 4u);
+  EXPECT_EQ(merged.total.stats.tls.handshakes, 5u);
+  EXPECT_EQ(merged.total.stats.tls_handshake.count(), 5u);
+  EXPECT_EQ(merge_to_json(merged)["schema"], kJsonSchemaVersion);
+
+  for (int schema : {4, 99}) {
+    old["schema"] = schema;
+    try {
+      (void)read_generator_json(old, "future.json");
+      FAIL() << "read schema " << schema;
+    } catch (const MergeError& e) {
+      EXPECT_NE(std::string(e.what()).find("future.json: schema " + std::to_string(schema)),
+                std::string::npos)
+          << e.what();
+    }
+  }
+}
+
+TEST(Merge, AMalformedTlsObjectIsRefusedNamingTheFile) {
+  json doc = json::parse(to_json(https_generator(100, 3, 1)).dump());
+  doc["tls"]["version"] = 13;
+  EXPECT_THROW((void)read_generator_json(doc, "bad.json"), MergeError);
+  doc["tls"] = "TLSv1.3";
+  EXPECT_THROW((void)read_generator_json(doc, "bad.json"), MergeError);
+  doc.erase("tls");
+  EXPECT_FALSE(read_generator_json(doc, "ok.json").result.stats.tls.used);
+}
+
 TEST(Merge, AHistogramLogGivesLatencyAndCompletionsOnly) {
   const auto values = random_latencies(4, 900);
   SecondHistograms seconds;

@@ -347,7 +347,7 @@ TEST(ToJson, CarriesTheNumbers) {
 
 TEST(ToJson, Schema2NamesTheGeneratorAndItsStart) {
   json j = json_of(known_result());
-  EXPECT_EQ(j["schema"], 2);
+  EXPECT_EQ(j["schema"], kJsonSchemaVersion);
   EXPECT_TRUE(j["tag"].is_null());
   EXPECT_TRUE(j["intended_start_epoch_s"].is_null());
   EXPECT_TRUE(j["start_late_s"].is_null());
@@ -370,7 +370,8 @@ TEST(ToJson, EveryHistogramCarriesItsExactBucketsAndLayout) {
   const json j = json_of(r);
   const std::pair<const char*, const Histogram*> histograms[] = {
       {"latency_us", &r.stats.latency}, {"latency_uncorrected_us", &r.stats.latency_uncorrected},
-      {"connect_us", &r.stats.connect}, {"waiting_us", &r.stats.waiting}};
+      {"connect_us", &r.stats.connect}, {"waiting_us", &r.stats.waiting},
+      {"tls_handshake_us", &r.stats.tls_handshake}};
   for (const auto& [key, original] : histograms) {
     SCOPED_TRACE(key);
     EXPECT_EQ(j[key]["lowest"], 1);
@@ -385,6 +386,91 @@ TEST(ToJson, EveryHistogramCarriesItsExactBucketsAndLayout) {
   json broken = j;
   broken["latency_us"].erase("hdr");
   EXPECT_TRUE(contains(joined(schema_errors(broken)), "/latency_us: missing \"hdr\""));
+}
+
+// An https run: 300 handshakes, 150 of them resumed.
+LoadResult https_result() {
+  LoadResult r = known_result();
+  r.config.targets = {target_for("https://127.0.0.1:8443/hello")};
+  r.config.tls_resume = 0.5;
+  TlsSummary& tls = r.stats.tls;
+  tls.used = true;
+  tls.version = "TLSv1.3";
+  tls.cipher = "TLS_AES_256_GCM_SHA384";
+  tls.group = "x25519";
+  tls.alpn = "http/1.1";
+  tls.handshakes = 300;
+  tls.resumed = 150;
+  for (int i = 0; i < 300; ++i) r.stats.tls_handshake.record(i < 150 ? 400 : 900);
+  return r;
+}
+
+TEST(FormatText, HttpsShowsWhatWasNegotiatedAndTheHandshakeTimes) {
+  const std::string text = format_text(https_result());
+  EXPECT_TRUE(contains(text, "ringside load  GET https://127.0.0.1:8443/hello\n")) << text;
+  EXPECT_TRUE(contains(text,
+                       "TLS           TLSv1.3, TLS_AES_256_GCM_SHA384, x25519, ALPN http/1.1; "
+                       "300 handshakes, 150 resumed (50.0%)\n"))
+      << text;
+  // The handshake row sits between Connect and Waiting.
+  EXPECT_TRUE(std::regex_search(
+      text, std::regex(R"(\n  Connect: +0\.12 [^\n]*\n  TLS: +0\.40 +0\.65 [^\n]*\n  Waiting:)")))
+      << text;
+}
+
+TEST(FormatText, HttpsWithoutACompletedHandshakeSaysSo) {
+  LoadResult r = https_result();
+  r.stats.tls = TlsSummary{};
+  r.stats.tls.used = true;
+  r.stats.tls_handshake = Histogram{};
+  const std::string text = format_text(r);
+  EXPECT_TRUE(contains(text, "TLS           no handshake completed; 0 handshakes, 0 resumed\n"))
+      << text;
+  EXPECT_FALSE(contains(text, "  TLS: ")) << text;
+}
+
+TEST(FormatText, PlainHttpHasNoTlsLine) {
+  const std::string text = format_text(known_result());
+  EXPECT_FALSE(contains(text, "TLS")) << text;
+}
+
+TEST(ToJson, TlsIsNullForHttpAndTheNegotiationForHttps) {
+  const json plain = json_of(known_result());
+  EXPECT_TRUE(plain["tls"].is_null());
+  EXPECT_EQ(plain["tls_handshake_us"]["count"], 0);
+  EXPECT_FALSE(plain["config"].contains("tls_resume"));
+  EXPECT_FALSE(plain["config"].contains("cacert"));
+
+  const json j = json_of(https_result());
+  EXPECT_EQ(j["tls"], (json{{"version", "TLSv1.3"}, {"cipher", "TLS_AES_256_GCM_SHA384"},
+                            {"group", "x25519"}, {"alpn", "http/1.1"}, {"handshakes", 300},
+                            {"resumed", 150}}));
+  EXPECT_EQ(j["tls_handshake_us"]["count"], 300);
+  EXPECT_EQ(j["tls_handshake_us"]["min"], 400);
+  EXPECT_EQ(j["config"]["urls"], json::array({"https://127.0.0.1:8443/hello"}));
+  EXPECT_DOUBLE_EQ(j["config"]["tls_resume"].get<double>(), 0.5);
+  EXPECT_TRUE(j["config"]["cacert"].is_null());
+  EXPECT_TRUE(schema_errors(j).empty()) << joined(schema_errors(j));
+
+  LoadResult none = https_result();
+  none.stats.tls = TlsSummary{};
+  none.stats.tls.used = true;
+  none.config.ca_file = "/tmp/ca.pem";
+  const json k = json_of(none);
+  EXPECT_TRUE(k["tls"]["version"].is_null());
+  EXPECT_TRUE(k["tls"]["alpn"].is_null());
+  EXPECT_EQ(k["tls"]["handshakes"], 0);
+  EXPECT_EQ(k["config"]["cacert"], "/tmp/ca.pem");
+  EXPECT_TRUE(schema_errors(k).empty()) << joined(schema_errors(k));
+}
+
+TEST(ToJson, TheTlsErrorClassHasItsStableKey) {
+  LoadResult r = https_result();
+  r.stats.count_error(ErrorClass::kTls, 4);
+  const json j = json_of(r);
+  EXPECT_EQ(j["errors"]["tls"], 4);
+  EXPECT_TRUE(contains(format_text(r), " tls 4")) << format_text(r);
+  EXPECT_TRUE(schema_errors(j).empty()) << joined(schema_errors(j));
 }
 
 TEST(FormatText, ShowsTheTagAndTheStart) {

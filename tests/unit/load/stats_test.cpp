@@ -120,6 +120,37 @@ TEST(Stats, MergeCombinesHistograms) {
   EXPECT_EQ(total.waiting.min(), 40u);
 }
 
+TEST(Stats, MergeAddsHandshakesAndKeepsTheFirstNegotiation) {
+  Stats a;
+  a.tls.used = true;
+  a.tls.handshakes = 3;
+  a.tls.resumed = 1;
+  a.tls_handshake.record(500);
+  Stats b;
+  b.tls.used = true;
+  b.tls.version = "TLSv1.3";
+  b.tls.cipher = "TLS_AES_256_GCM_SHA384";
+  b.tls.group = "x25519";
+  b.tls.alpn = "http/1.1";
+  b.tls.handshakes = 4;
+  b.tls.resumed = 4;
+  b.tls_handshake.record(700);
+  Stats c = b;
+  c.tls.version = "TLSv1.2";
+  a.merge(b);  // a had no handshake completed: b's negotiation is the first
+  a.merge(c);
+  EXPECT_TRUE(a.tls.used);
+  EXPECT_EQ(a.tls.version, "TLSv1.3");
+  EXPECT_EQ(a.tls.cipher, "TLS_AES_256_GCM_SHA384");
+  EXPECT_EQ(a.tls.alpn, "http/1.1");
+  EXPECT_EQ(a.tls.handshakes, 11u);
+  EXPECT_EQ(a.tls.resumed, 9u);
+  EXPECT_EQ(a.tls_handshake.count(), 3u);
+  Stats plain;
+  plain.merge(Stats{});
+  EXPECT_FALSE(plain.tls.used);
+}
+
 // Slot i is second i of the run in every worker, so merged slots add position by position,
 // whichever worker ran longer.
 TEST(Stats, MergeAlignsPerSecondSlots) {

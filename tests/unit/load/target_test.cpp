@@ -111,9 +111,57 @@ TEST(ParseUrl, ErrorsQuoteTheUrlOnOneLine) {
   EXPECT_NE(error.find("\\r\\n"), std::string::npos) << error;
 }
 
-TEST(ParseUrl, RefusesWhatIsNotAPlainHttpUrl) {
-  EXPECT_NE(parse_error("https://127.0.0.1/").find("https"), std::string::npos);
+TEST(ParseUrl, HttpsTakesPort443AndKeepsItsScheme) {
+  struct Case {
+    std::string_view text, host;
+    std::uint16_t port;
+    std::string_view path;
+  };
+  const Case cases[] = {
+      {"https://127.0.0.1/", "127.0.0.1", 443, "/"},
+      {"https://127.0.0.1", "127.0.0.1", 443, "/"},
+      {"HTTPS://127.0.0.1:8443/a?b#c", "127.0.0.1", 8443, "/a?b"},
+      {"https://[::1]/x", "::1", 443, "/x"},
+      {"https://[::1]:80?q", "::1", 80, "/?q"},
+      {"https://api.internal/", "api.internal", 443, "/"},
+  };
+  for (const Case& c : cases) {
+    Url url = parse_ok(c.text);
+    EXPECT_TRUE(url.tls) << c.text;
+    EXPECT_EQ(url.host, c.host) << c.text;
+    EXPECT_EQ(url.port, c.port) << c.text;
+    EXPECT_EQ(url.path, c.path) << c.text;
+  }
+  EXPECT_FALSE(parse_ok("http://127.0.0.1/").tls);
+  EXPECT_EQ(parse_ok("http://127.0.0.1/").port, 80);
+  // A URL parsed into a Url that held an https one is http again.
+  Url url = parse_ok("https://127.0.0.1/");
+  std::string error;
+  ASSERT_TRUE(parse_url("http://127.0.0.1/", url, error)) << error;
+  EXPECT_FALSE(url.tls);
+  EXPECT_EQ(url.port, 80);
+}
+
+TEST(ParseUrl, HttpsRefusesWhatHttpRefuses) {
+  EXPECT_NE(parse_error("https:///").find("no host"), std::string::npos);
+  EXPECT_NE(parse_error("https://127.0.0.1:0/").find("port"), std::string::npos);
+  EXPECT_NE(parse_error("https://127.0.0.1/a b").find("space"), std::string::npos);
+  EXPECT_NE(parse_error("https://user@127.0.0.1/").find("IP address"), std::string::npos);
+  EXPECT_NE(parse_error("https:/127.0.0.1/").find("https://"), std::string::npos);
+}
+
+// RFC 6066 section 3: SNI carries a host name, never an address literal.
+TEST(TlsServerName, IsTheHostWhenItIsANameOnly) {
+  EXPECT_EQ(tls_server_name(parse_ok("https://localhost:8443/")), "localhost");
+  EXPECT_EQ(tls_server_name(parse_ok("https://api.internal/")), "api.internal");
+  EXPECT_EQ(tls_server_name(parse_ok("https://127.0.0.1/")), "");
+  EXPECT_EQ(tls_server_name(parse_ok("https://[::1]:8443/")), "");
+}
+
+TEST(ParseUrl, RefusesWhatIsNotAnHttpOrHttpsUrl) {
   EXPECT_NE(parse_error("ftp://127.0.0.1/").find("http://"), std::string::npos);
+  EXPECT_NE(parse_error("ftp://127.0.0.1/").find("https://"), std::string::npos);
+  EXPECT_NE(parse_error("httpss://127.0.0.1/").find("http://"), std::string::npos);
   EXPECT_NE(parse_error("127.0.0.1:80/").find("http://"), std::string::npos);
   EXPECT_NE(parse_error("http:///path").find("no host"), std::string::npos);
   EXPECT_NE(parse_error("http://:80/").find("no host"), std::string::npos);
@@ -131,6 +179,8 @@ TEST(UrlText, NamesTheUrlAsReportsShowIt) {
   EXPECT_EQ(url_text(parse_ok("http://127.0.0.1:8080/a?b#c")), "http://127.0.0.1:8080/a?b");
   EXPECT_EQ(url_text(parse_ok("http://[::1]:9000")), "http://[::1]:9000/");
   EXPECT_EQ(url_text(parse_ok("http://127.0.0.1/")), "http://127.0.0.1:80/");
+  EXPECT_EQ(url_text(parse_ok("https://127.0.0.1/a")), "https://127.0.0.1:443/a");
+  EXPECT_EQ(url_text(parse_ok("https://[::1]:8443")), "https://[::1]:8443/");
 }
 
 TEST(CheckMethod, TokensOnly) {
@@ -190,6 +240,18 @@ TEST(MakeTarget, SerialisesTheRequestOnce) {
   target = make_target(parse_ok("http://[::1]:81/"), spec);
   EXPECT_TRUE(target.is_head);
   EXPECT_EQ(target.request.rfind("HEAD / HTTP/1.1\r\nHost: [::1]:81\r\n", 0), 0u);
+}
+
+// The Host header names the port only when it is not the scheme's default (RFC 9110 section 7.2).
+TEST(MakeTarget, HostOmitsTheSchemesDefaultPort) {
+  auto has_host = [](std::string_view url, const std::string& host) {
+    return make_target(parse_ok(url), RequestSpec{}).request.find("\r\nHost: " + host + "\r\n") !=
+           std::string::npos;
+  };
+  EXPECT_TRUE(has_host("https://127.0.0.1/", "127.0.0.1"));
+  EXPECT_TRUE(has_host("https://127.0.0.1:80/", "127.0.0.1:80"));
+  EXPECT_TRUE(has_host("https://[::1]:8443/", "[::1]:8443"));
+  EXPECT_TRUE(has_host("http://127.0.0.1:443/", "127.0.0.1:443"));
 }
 
 TEST(MakeTarget, RefusesASpecThatWouldPutBadBytesOnTheWire) {
