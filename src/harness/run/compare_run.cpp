@@ -434,7 +434,14 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass)
 }
 
 double Engine::planned_seconds(const std::vector<PointPlan>& plans) const {
-  double seconds = kStartOverheadS + scenario_.settle_s;
+  // A start per protocol among the plans (run_contestant), the settle once.
+  const bool https = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
+    return plan.workload->protocol == Protocol::kHttps;
+  });
+  const bool http = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
+    return plan.workload->protocol == Protocol::kHttp;
+  });
+  double seconds = kStartOverheadS * ((http ? 1 : 0) + (https ? 1 : 0)) + scenario_.settle_s;
   for (const PointPlan& plan : plans) {
     seconds += scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
   }
