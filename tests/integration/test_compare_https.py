@@ -178,7 +178,9 @@ class HttpsTest(unittest.TestCase):
         for name in ("ringside", "floor"):
             self.assertNotIn(("hello-tls", name), points)
         self.assertIn("hello-tls (GET / over https)", out)
-        self.assertIn("  floor: skipped hello-tls: does not serve https", out)
+        self.assertIn("  ringside: skipped hello-tls: does not serve https (its manifest's protocols: http)\n", out)
+        self.assertIn("  floor: skipped: does not serve https (its manifest's protocols: http): every "
+                      "workload of the scenario it answers is over a protocol it does not serve\n", out)
         with open(os.path.join(out_dir, "report.md")) as f:
             report = f.read()
         self.assertIn("## hello-tls: GET / over https", report)

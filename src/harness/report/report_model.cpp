@@ -431,10 +431,13 @@ class ModelBuilder {
            c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), std::string(status_name(c.status)),
            !warned.empty() ? "WARN " + warned : c.status == ContestantStatus::kRan ? "ok" : std::string(kUnmeasuredText),
            format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
-      for (const WorkloadSkip& skip : c.skipped_workloads) {
-        model_.contestant_details.push_back(c.name + " skipped " + skip.workload + ": " + skip.reason);
+      // One that ran names the workloads it was not given; one skipped for them says so once.
+      if (c.status == ContestantStatus::kRan) {
+        for (const WorkloadSkip& skip : c.skipped_workloads) {
+          model_.contestant_details.push_back(c.name + " skipped " + skip.workload + ": " + skip.reason);
+        }
+        continue;
       }
-      if (c.status == ContestantStatus::kRan) continue;
       std::string detail = c.name + " " + std::string(status_name(c.status)) + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
       if (!c.last_output.empty()) detail += ". Last output: " + c.last_output;
       model_.contestant_details.push_back(detail);

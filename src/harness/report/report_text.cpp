@@ -315,10 +315,13 @@ std::string run_footer_text(const RunResults& results) {
   std::string text;
   std::string absent;
   for (const ContestantResult& contestant : results.contestants) {
-    for (const WorkloadSkip& skip : contestant.skipped_workloads) {
-      absent += "  " + contestant.name + ": skipped " + skip.workload + ": " + skip.reason + "\n";
+    if (contestant.status == ContestantStatus::kRan) {
+      // The workloads it was not given; one skipped for them says so once, below.
+      for (const WorkloadSkip& skip : contestant.skipped_workloads) {
+        absent += "  " + contestant.name + ": skipped " + skip.workload + ": " + skip.reason + "\n";
+      }
+      continue;
     }
-    if (contestant.status == ContestantStatus::kRan) continue;
     absent += "  " + contestant.name + ": " + std::string(status_name(contestant.status)) + ": " + contestant.reason + "\n";
   }
   if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;
