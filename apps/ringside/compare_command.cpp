@@ -26,6 +26,8 @@
 #include "harness/config/contestant_folders.hpp"
 #include "harness/process/cpu_shield.hpp"
 #include "harness/process/proc_table.hpp"
+#include "harness/process/tls_client.hpp"
+#include "harness/process/tls_material.hpp"
 #include "harness/report/report_files.hpp"
 #include "harness/report/report_text.hpp"
 #include "harness/results/results.hpp"
@@ -77,8 +79,9 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
                "One line per contestant: runtime version, build state, runnable or why not");
   app.add_option("names", flags.names,
                  "A run: the scenario file (default: scenarios/default.toml of the source tree). "
-                 "--validate/--list: contestants to take (default: all)");
-  app.add_option("--only", flags.only, "Run only these contestants (a,b)")->delimiter(',');
+                 "--validate/--list: contestants to take (default: all); --validate also takes a "
+                 "scenario file (NAME.toml), whose workloads say the protocols to check over");
+  app.add_option("--only", flags.only, "Run (or check) only these contestants (a,b)")->delimiter(',');
   app.add_option("--skip", flags.skip, "Leave these contestants out (a,b)")->delimiter(',');
   app.add_option("--out", flags.out_dir,
                  "Results folder (default: results/<scenario>-<UTC time>/ in the current folder)");
@@ -250,7 +253,57 @@ harness::FairnessOptions fairness_for_validate() {
   }
 }
 
-int run_validate(const CompareFlags& flags, const std::vector<harness::Contestant>& contestants) {
+// Each contestant over http, or, with a scenario, over the protocols of the workloads it answers.
+std::vector<harness::ValidationTarget> validation_targets(
+    const std::vector<harness::Contestant>& contestants, const harness::Scenario* scenario) {
+  std::vector<harness::ValidationTarget> targets;
+  for (const auto& contestant : contestants) {
+    const std::vector<harness::Protocol> protocols =
+        scenario == nullptr ? std::vector<harness::Protocol>{harness::Protocol::kHttp}
+                            : harness::protocols_to_validate(*scenario, [&](const harness::Workload& w) {
+                                return harness::runs_workload(contestant, w);
+                              });
+    harness::add_targets(targets, contestant, protocols);
+  }
+  return targets;
+}
+
+// The run's throwaway certificates and a client that trusts them, when a target is an https start
+// of a contestant that can run and serves it; false (after one line) when they cannot be made.
+bool prepare_validate_tls(const std::vector<harness::ValidationTarget>& targets,
+                          const harness::Scenario* scenario, const std::string& host,
+                          std::unique_ptr<harness::TlsMaterial>& material,
+                          harness::ValidationRunOptions& options) {
+  const bool wanted = std::any_of(targets.begin(), targets.end(), [](const harness::ValidationTarget& t) {
+    return t.protocol == harness::Protocol::kHttps && t.contestant->serves(t.protocol) &&
+           harness::check_runnable(*t.contestant).runnable;
+  });
+  if (!wanted) return true;
+  try {
+    const harness::TlsKey key = scenario != nullptr ? scenario->tls_key : harness::TlsKey::kEcdsaP256;
+    material = harness::TlsMaterial::make(key, {host});
+    options.start.tls_files = material->files();
+    options.start.tls_client = std::make_shared<const harness::TlsClientContext>(material->files().ca);
+  } catch (const harness::TlsError& error) {
+    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    return false;
+  }
+  return true;
+}
+
+// "validated 3 contestants", and over which protocols when https was among them.
+std::string validated_text(std::size_t contestants, const std::vector<harness::ValidationTarget>& targets) {
+  bool http = false, https = false;
+  for (const auto& target : targets) (target.protocol == harness::Protocol::kHttps ? https : http) = true;
+  std::string text = "validated " + std::to_string(contestants) + " contestants";
+  if (!https) return text;
+  text += http ? " over http and https" : " over https";
+  if (targets.size() != contestants) text += " (" + std::to_string(targets.size()) + " starts)";
+  return text;
+}
+
+int run_validate(const CompareFlags& flags, const std::vector<harness::Contestant>& contestants,
+                 const harness::Scenario* scenario) {
   const sigset_t signals = take_shutdown_signals();
   SignalWatcher watcher(signals);
   // Orphans of a contestant (a daemon that double-forked) become our children, to be found.
@@ -264,20 +317,27 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
   };
-  options.fairness = fairness_for_validate();
+  options.fairness = scenario != nullptr
+                         ? harness::fairness_options_for(*scenario, "the scenario's largest level")
+                         : fairness_for_validate();
+  const std::vector<harness::ValidationTarget> targets = validation_targets(contestants, scenario);
+  std::unique_ptr<harness::TlsMaterial> tls;
+  if (!prepare_validate_tls(targets, scenario, flags.host, tls, options)) return 1;
 
   std::unique_ptr<db::TempCluster> cluster;
   if (!flags.postgres_url.empty()) {
     options.start.db_url = flags.postgres_url;
+  } else if (scenario != nullptr && scenario->database == harness::DatabaseKind::kNone) {
+    options.start.db_url = "none";  // as the run starts them: the database routes left out
+  } else if (scenario != nullptr && scenario->database == harness::DatabaseKind::kUrl) {
+    options.start.db_url = scenario->database_url;
   } else if (harness::needs_database(contestants)) {
     cluster = harness::start_throwaway_database(options.progress);
     if (!cluster) return 1;
     options.start.db_url = cluster->url();
   }
-  std::vector<const harness::Contestant*> listed;
-  for (const auto& contestant : contestants) listed.push_back(&contestant);
   const harness::ValidationTally tally = harness::validate_each(
-      listed, options, [](std::size_t, const harness::ContestantReport& report) {
+      targets, options, [](std::size_t, const harness::ContestantReport& report) {
         std::printf("%s\n", report.line().c_str());
         for (const std::string& line : report.warning_lines()) std::printf("%s\n", line.c_str());
         std::fflush(stdout);
@@ -287,10 +347,10 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
         }
       });
   if (cluster) cluster->stop();
-  std::printf("validated %zu contestants: %u passed, %u failed, %u skipped; %u fairness "
-              "warning%s%s\n",
-              contestants.size(), tally.passed, tally.failed, tally.skipped, tally.warnings,
-              tally.warnings == 1 ? "" : "s", tally.interrupted ? " (interrupted)" : "");
+  std::printf("%s: %u passed, %u failed, %u skipped; %u fairness warning%s%s\n",
+              validated_text(contestants.size(), targets).c_str(), tally.passed, tally.failed,
+              tally.skipped, tally.warnings, tally.warnings == 1 ? "" : "s",
+              tally.interrupted ? " (interrupted)" : "");
   if (tally.interrupted) return 130;
   return tally.failed == 0 ? 0 : 1;
 }
@@ -345,6 +405,42 @@ std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) 
     scenario.database_url = flags.postgres_url;
   }
   return scenario;
+}
+
+// --validate [SCENARIO.toml] [NAMES...] [--only a,b] [--skip c]: the contestants named (all when
+// none), less --skip, and with a scenario also as its `contestants` list says; checked over the
+// protocols its workloads use.
+int validate_command(const CompareFlags& flags) {
+  CompareFlags names = flags;
+  names.names.clear();
+  std::vector<std::string> scenario_files;
+  for (const std::string& name : flags.names) {
+    (name.ends_with(".toml") ? scenario_files : names.names).push_back(name);
+  }
+  if (scenario_files.size() > 1) {
+    std::fprintf(stderr, "%s: --validate takes one scenario file, got %zu\n", kName, scenario_files.size());
+    return 2;
+  }
+  std::optional<harness::Scenario> scenario;
+  if (!scenario_files.empty()) {
+    try {
+      scenario = harness::load_scenario(scenario_files.front());
+    } catch (const harness::ScenarioError& error) {
+      std::fprintf(stderr, "%s: %s\n", kName, error.what());
+      return 2;
+    }
+  }
+  std::vector<harness::Contestant> named;
+  if (!select_contestants(names, named)) return 2;
+  std::vector<harness::Contestant> contestants;
+  try {
+    contestants = harness::select_for_scenario(scenario.value_or(harness::Scenario{}), named,
+                                               flags.only, flags.skip);
+  } catch (const harness::ScenarioError& error) {
+    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    return 2;
+  }
+  return run_validate(flags, contestants, scenario ? &*scenario : nullptr);
 }
 
 // --restore-cpus: the state file a killed run left, put back.
@@ -479,9 +575,12 @@ int run_compare(int argc, char** argv) {
     return 2;
   }
   if (!flags.validate && !flags.list) return run_benchmark(flags);
-  std::vector<harness::Contestant> contestants;
-  if (!select_contestants(flags, contestants)) return 2;
-  return flags.list ? run_list(contestants) : run_validate(flags, contestants);
+  if (flags.list) {
+    std::vector<harness::Contestant> contestants;
+    if (!select_contestants(flags, contestants)) return 2;
+    return run_list(contestants);
+  }
+  return validate_command(flags);
 }
 
 }  // namespace ringside::apps

@@ -14,6 +14,15 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
 // HOST is the harness's {host} (127.0.0.1, or the scenario's server_address); Bun takes IPv6
 // literals unbracketed ("::1").
 const hostname = process.env.HOST || "127.0.0.1";
+// TLS_CERT and TLS_KEY are the harness's {tls_cert} and {tls_key} (PEM files): both given on an
+// https start, when Bun.serve listens with TLS, both empty on a plain one.
+const certFile = process.env.TLS_CERT || "";
+const keyFile = process.env.TLS_KEY || "";
+if ((certFile === "") !== (keyFile === "")) {
+  console.error("TLS_CERT and TLS_KEY go together: both files for https, neither for http");
+  process.exit(2);
+}
+const tls = certFile === "" ? undefined : { cert: Bun.file(certFile), key: Bun.file(keyFile) };
 // Statements are prepared (Bun.SQL's default). Without a database (DATABASE_URL=none) there is
 // no pool: /users/:id answers 503.
 const sql =
@@ -26,6 +35,7 @@ const user = userRoute(sql);
 const server = Bun.serve({
   port,
   hostname,
+  tls,
   routes: {
     "/": () => new Response("Hello World!", { headers: { "content-type": "text/plain" } }),
     "/json": () => json(200, { message: "Hello, World!" }),

@@ -17,6 +17,18 @@ if (!Number.isInteger(port) || port < 1 || port > 65535) {
 // goes unbracketed ("::1").
 const hostname = Deno.env.get("HOST") || "127.0.0.1";
 
+// TLS_CERT and TLS_KEY are the harness's {tls_cert} and {tls_key} (PEM files): both given on an
+// https start, when Deno.serve listens with TLS (its ALPN offers h2 and http/1.1; the harness's
+// clients ask for http/1.1), both empty on a plain one.
+const certFile = Deno.env.get("TLS_CERT") || "";
+const keyFile = Deno.env.get("TLS_KEY") || "";
+if ((certFile === "") !== (keyFile === "")) {
+  throw new Error("TLS_CERT and TLS_KEY go together: both files for https, neither for http");
+}
+const tls = certFile === ""
+  ? {}
+  : { cert: Deno.readTextFileSync(certFile), key: Deno.readTextFileSync(keyFile) };
+
 // Each isolate has its own pool. Statements are prepared (postgres's default). Without a
 // database (DATABASE_URL=none: postgres() would refuse it as a URL) there is no pool.
 const url = Deno.env.get("DATABASE_URL");
@@ -43,6 +55,7 @@ function listen() {
     port,
     reusePort: true, // every isolate listens; the kernel spreads connections over them
     tcpBacklog: 65535, // net.core.somaxconn caps it
+    ...tls,
     onListen: ({ hostname, port }) => self.postMessage({ listening: `${hostname}:${port}` }),
   }, handle);
 }

@@ -1,7 +1,10 @@
 'use strict';
 // express 5, as its production guide runs it: NODE_ENV=production, no logger, no x-powered-by.
 
+const http = require('node:http');
+const https = require('node:https');
 const express = require('express');
+const { tlsFromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
@@ -23,5 +26,8 @@ app.get('/users/:id', async (req, res) => {
   res.status(status).json(body);
 });
 
-const server = app.listen({ port, host, backlog: BACKLOG });
+// app.listen's own server, or on an https start the same app under node:https (lib/tls.js).
+const tls = tlsFromEnv();
+const server = tls ? https.createServer(tls, app) : http.createServer(app);
+server.listen({ port, host, backlog: BACKLOG });
 stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

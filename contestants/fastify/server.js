@@ -3,12 +3,15 @@
 // serialises the 200 bodies).
 
 const Fastify = require('fastify');
+const { tlsFromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();
 const users = createUsers();
-const app = Fastify({ logger: false });
+// On an https start fastify makes a node:https server with these options (lib/tls.js).
+const tls = tlsFromEnv();
+const app = Fastify(tls ? { logger: false, https: tls } : { logger: false });
 
 const messageSchema = {
   type: 'object',

@@ -1,7 +1,10 @@
 'use strict';
 // koa 3 with @koa/router, no logging middleware.
 
+const http = require('node:http');
+const https = require('node:https');
 const Koa = require('koa');
+const { tlsFromEnv } = require('lib/tls');
 const { Router } = require('@koa/router');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
@@ -28,5 +31,8 @@ router.get('/users/:id', async (ctx) => {
 
 app.use(router.routes()).use(router.allowedMethods());
 
-const server = app.listen({ port, host, backlog: BACKLOG });
+// app.listen's own server, or on an https start the same app under node:https (lib/tls.js).
+const tls = tlsFromEnv();
+const server = tls ? https.createServer(tls, app.callback()) : http.createServer(app.callback());
+server.listen({ port, host, backlog: BACKLOG });
 stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));

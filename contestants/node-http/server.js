@@ -1,7 +1,10 @@
 'use strict';
-// node:http with no framework: the seeds' "node index.js", plus pg for /users/:id.
+// node:http with no framework: the seeds' "node index.js", plus pg for /users/:id; node:https
+// with the same handler on an https start (lib/tls.js).
 
 const http = require('node:http');
+const https = require('node:https');
+const { tlsFromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 function send(res, status, type, body) {
@@ -13,7 +16,8 @@ function start() {
   const port = portFromEnv();
   const host = hostFromEnv();
   const users = createUsers();
-  const server = http.createServer((req, res) => {
+  const tls = tlsFromEnv();
+  const handle = (req, res) => {
     const mark = req.url.indexOf('?');
     const path = mark === -1 ? req.url : req.url.slice(0, mark);
     if (req.method !== 'GET' && req.method !== 'HEAD') {
@@ -29,7 +33,8 @@ function start() {
     } else {
       send(res, 404, 'text/plain', 'no route for this path\n');
     }
-  });
+  };
+  const server = tls ? https.createServer(tls, handle) : http.createServer(handle);
   server.listen({ port, host, backlog: BACKLOG });
   stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));
 }

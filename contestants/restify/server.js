@@ -2,12 +2,15 @@
 // restify 11, no audit logger or other plugins.
 
 const restify = require('restify');
+const { tlsFromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();
 const users = createUsers();
-const server = restify.createServer();
+// On an https start restify makes a node:https server with these options (lib/tls.js).
+const tls = tlsFromEnv();
+const server = restify.createServer(tls ? { httpsServerOptions: tls } : {});
 
 server.get('/', (req, res, next) => {
   res.header('Content-Type', 'text/plain');

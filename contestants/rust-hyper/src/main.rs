@@ -1,12 +1,18 @@
 //! ringside contestant: hyper 0.14 (HTTP/1.1) on tokio's multi-thread runtime, with a fixed set
 //! of tokio-postgres connections for /users/:id.
 //!
-//! Usage: rust-hyper --port N --threads N --db URL [--pool N]
+//! Usage: rust-hyper --port N --threads N --db URL [--pool N] [--tls-cert PEM --tls-key PEM]
 //!
 //! `--db none` (the harness's {db_url} when a scenario has no database): no connections; `/` and
 //! `/json` are served, and /users/:id answers 503, as `ringside serve --db none` does.
+//!
+//! `--tls-cert` and `--tls-key` (the harness's {tls_cert} and {tls_key}: both files on an https
+//! start, both empty on a plain one): TLS 1.2 and 1.3 with rustls, ALPN http/1.1, sessions
+//! resumed from its cache or from tickets.
 
 use std::convert::Infallible;
+use std::fs::File;
+use std::io::BufReader;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -20,6 +26,8 @@ use serde::Serialize;
 use tokio::net::TcpSocket;
 use tokio::signal::unix::{signal, SignalKind};
 use tokio_postgres::{Client, NoTls, Statement};
+use tokio_rustls::rustls::{self, Certificate, PrivateKey, ServerConfig};
+use tokio_rustls::TlsAcceptor;
 
 const USER_SQL: &str = "SELECT id, name, email, \
      to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD\"T\"HH24:MI:SS\"Z\"') \
@@ -35,12 +43,15 @@ struct Options {
     threads: usize,
     db: String,
     pool: usize,
+    tls_cert: String,
+    tls_key: String,
 }
 
 fn usage_error(message: &str) -> ! {
     eprintln!(
         "rust-hyper: {message} \
-         (usage: rust-hyper [--host IP] --port N --threads N --db URL|none [--pool N])"
+         (usage: rust-hyper [--host IP] --port N --threads N --db URL|none [--pool N] \
+         [--tls-cert PEM --tls-key PEM])"
     );
     std::process::exit(2);
 }
@@ -62,6 +73,8 @@ fn parse_options() -> Options {
         threads: 1,
         db: String::new(),
         pool: DEFAULT_POOL,
+        tls_cert: String::new(),
+        tls_key: String::new(),
     };
     let mut args = std::env::args().skip(1);
     while let Some(flag) = args.next() {
@@ -76,13 +89,40 @@ fn parse_options() -> Options {
             "--threads" => options.threads = number("--threads", &value, 1),
             "--db" => options.db = value,
             "--pool" => options.pool = number("--pool", &value, 1),
+            "--tls-cert" => options.tls_cert = value,
+            "--tls-key" => options.tls_key = value,
             _ => usage_error(&format!("unknown flag {flag}")),
         }
     }
     if options.port == 0 || options.db.is_empty() {
         usage_error("--port and --db are required");
     }
+    if options.tls_cert.is_empty() != options.tls_key.is_empty() {
+        usage_error("--tls-cert and --tls-key go together (both empty: plain HTTP)");
+    }
     options
+}
+
+/// The acceptor of an https start: the certificate chain and key from PEM files, TLS 1.2 and 1.3
+/// (rustls' safe defaults), ALPN http/1.1, and both ways to resume a session: rustls' in-memory
+/// cache (its default) and tickets (off by default; on, as a production server has them).
+fn tls_acceptor(cert: &str, key: &str) -> Result<TlsAcceptor, Box<dyn std::error::Error>> {
+    let certs = rustls_pemfile::certs(&mut BufReader::new(File::open(cert)?))?
+        .into_iter()
+        .map(Certificate)
+        .collect::<Vec<_>>();
+    let mut keys = rustls_pemfile::pkcs8_private_keys(&mut BufReader::new(File::open(key)?))?;
+    if keys.is_empty() {
+        keys = rustls_pemfile::rsa_private_keys(&mut BufReader::new(File::open(key)?))?;
+    }
+    let key = keys.pop().ok_or_else(|| format!("no private key in {key}"))?;
+    let mut config = ServerConfig::builder()
+        .with_safe_defaults()
+        .with_no_client_auth()
+        .with_single_cert(certs, PrivateKey(key))?;
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.ticketer = rustls::Ticketer::new()?;
+    Ok(TlsAcceptor::from(Arc::new(config)))
 }
 
 /// tokio-postgres has no pool of its own: a client pipelines the queries of many tasks over one
@@ -207,6 +247,11 @@ async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     } else {
         Some(Database::connect(&options.db, options.pool).await?)
     });
+    let tls = if options.tls_cert.is_empty() {
+        None
+    } else {
+        Some(tls_acceptor(&options.tls_cert, &options.tls_key)?)
+    };
     let address = SocketAddr::new(options.host, options.port);
     let socket = if address.is_ipv6() { TcpSocket::new_v6()? } else { TcpSocket::new_v4()? };
     socket.set_reuseaddr(true)?;
@@ -231,9 +276,20 @@ async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
                 let _ = stream.set_nodelay(true);
                 let http = http.clone();
                 let db = db.clone();
+                let tls = tls.clone();
                 tokio::spawn(async move {
                     let service = service_fn(move |request| route(request, db.clone()));
-                    let _ = http.serve_connection(stream, service).await;
+                    match tls {
+                        // A client that fails its handshake is its own problem: drop it.
+                        Some(acceptor) => {
+                            if let Ok(stream) = acceptor.accept(stream).await {
+                                let _ = http.serve_connection(stream, service).await;
+                            }
+                        }
+                        None => {
+                            let _ = http.serve_connection(stream, service).await;
+                        }
+                    }
                 });
             }
             _ = terminate.recv() => break,

@@ -74,7 +74,9 @@ ThreadProbe probe_threads(pid_t root, const std::string& host, int port, const s
                           unsigned given, bool param, const FairnessOptions& options,
                           const std::atomic<bool>* stop);
 
-// All four, judged; `threads` is {threads}. Nothing when options.enabled is false.
+// All four, judged; `threads` is {threads}. Nothing when options.enabled is false. On an https
+// start only the backlog and the production settings: the latency and threads probes speak
+// plain HTTP.
 struct FairnessResult {
   std::vector<FairnessWarning> warnings;
   std::string measured;  // describe_measurements: the figures, for the progress output

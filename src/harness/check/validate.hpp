@@ -3,8 +3,9 @@
 // header and correct framing (Content-Length or chunked, read by ringside's own response
 // parser); then, on one connection each, keep-alive across 100 requests, 16 pipelined requests
 // answered in order, and a request written a byte at a time; and, when it was told to listen on
-// another address than 127.0.0.1, that 127.0.0.1 refuses (it listens on {host} only).
-// docs/harness.md says why each.
+// another address than 127.0.0.1, that 127.0.0.1 refuses (it listens on {host} only). For an
+// https start, first a TLS handshake verified against the run's CA, whose version, cipher and
+// ALPN protocol are kept; then every check above over TLS. docs/harness.md says why each.
 //
 //   std::vector<Check> checks = validate_server(port, contestant.manifest.routes);
 //   for (const Check& check : checks) if (!check.passed) ... check.name, check.reason
@@ -14,12 +15,14 @@
 
 #include <atomic>
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
 
 #include "harness/config/contestant.hpp"
 #include "harness/process/http_client.hpp"
+#include "harness/process/tls_client.hpp"
 
 namespace ringside::harness {
 
@@ -37,6 +40,7 @@ struct ValidateOptions {
   bool pipelining = true;                     // false: the pipelining check is left out
   const std::atomic<bool>* stop = nullptr;    // checks not yet begun are skipped when set
   std::string host = "127.0.0.1";             // where the server listens ({host}): checks go there
+  std::shared_ptr<const TlsClientContext> tls;  // https: every connection over TLS; null: plain
 };
 
 // What a GET of `path` must answer, for the paths the checks send: "/", "/json", "/users/N", "/db".
@@ -55,8 +59,11 @@ Expectation expectation_for(std::string_view path);
 // one phrase saying what is wrong.
 std::string judge_response(const HttpResponse& response, const Expectation& expected);
 
+// With options.tls, the handshake comes first ("TLS handshake"), and what it agreed on goes to
+// *handshake when given; when it fails, no other check runs (each would fail the same way).
 std::vector<Check> validate_server(int port, const std::vector<Route>& routes,
-                                   const ValidateOptions& options = {});
+                                   const ValidateOptions& options = {},
+                                   TlsFacts* handshake = nullptr);
 
 // The checks that ran, in order, for a PASS line: "GET /, GET /json, GET /users/:id x11,
 // keep-alive x100, pipelined x16, split request" (the ids of /users/:id counted, not listed).

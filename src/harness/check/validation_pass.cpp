@@ -1,5 +1,6 @@
 #include "harness/check/validation_pass.hpp"
 
+#include <algorithm>
 #include <exception>
 
 #include "db/temp_cluster.hpp"
@@ -22,16 +23,40 @@ std::unique_ptr<db::TempCluster> start_throwaway_database(
   return cluster;
 }
 
+std::vector<Protocol> protocols_to_validate(const Scenario& scenario,
+                                            const std::function<bool(const Workload&)>& runs) {
+  std::vector<Protocol> protocols;
+  for (Protocol protocol : {Protocol::kHttp, Protocol::kHttps}) {
+    const bool used = std::any_of(scenario.workloads.begin(), scenario.workloads.end(),
+                                  [&](const Workload& workload) {
+                                    return workload.protocol == protocol && runs(workload);
+                                  });
+    if (used) protocols.push_back(protocol);
+  }
+  if (protocols.empty()) protocols.push_back(Protocol::kHttp);
+  return protocols;
+}
+
+void add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
+                 const std::vector<Protocol>& protocols) {
+  for (std::size_t i = 0; i < protocols.size(); ++i) {
+    targets.push_back({&contestant, protocols[i], i == 0});
+  }
+}
+
 ValidationTally validate_each(
-    const std::vector<const Contestant*>& contestants, const ValidationRunOptions& options,
+    const std::vector<ValidationTarget>& targets, const ValidationRunOptions& options,
     const std::function<void(std::size_t, const ContestantReport&)>& on_report) {
   ValidationTally tally;
-  for (std::size_t i = 0; i < contestants.size() && !tally.interrupted; ++i) {
+  for (std::size_t i = 0; i < targets.size() && !tally.interrupted; ++i) {
     if (options.stop != nullptr && options.stop->load()) {
       tally.interrupted = true;
       break;
     }
-    const ContestantReport report = validate_contestant(*contestants[i], options);
+    ValidationRunOptions target = options;
+    target.start.protocol = targets[i].protocol;
+    target.fairness.enabled = options.fairness.enabled && targets[i].fairness;
+    const ContestantReport report = validate_contestant(*targets[i].contestant, target);
     on_report(i, report);
     tally.warnings += static_cast<unsigned>(report.warnings.size());
     switch (report.verdict) {

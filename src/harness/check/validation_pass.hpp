@@ -1,10 +1,12 @@
 // The checks before timing, for a set of contestants, in one place: `ringside compare --validate`
 // runs them alone, a run (harness/run/compare_run.hpp) before its first round. Both start the
 // throwaway PostgreSQL the same way when a contestant needs one, then validate each contestant
-// in turn (validation_run.hpp) until the last or a stop, hearing each report as it is made.
+// over each protocol it is to be timed over (validation_run.hpp: a start each) until the last or
+// a stop, hearing each report as it is made.
 //
 //   std::unique_ptr<db::TempCluster> cluster = start_throwaway_database(say);   // null: failed
-//   ValidationTally tally = validate_each(contestants, options, [&](std::size_t i, const ContestantReport& r) {
+//   std::vector<ValidationTarget> targets = {{&nginx, Protocol::kHttp}, {&nginx, Protocol::kHttps, false}};
+//   ValidationTally tally = validate_each(targets, options, [&](std::size_t i, const ContestantReport& r) {
 //     puts(r.line().c_str());
 //   });
 #pragma once
@@ -16,6 +18,7 @@
 #include <vector>
 
 #include "harness/check/validation_run.hpp"
+#include "harness/config/scenario.hpp"
 
 namespace ringside::db {
 class TempCluster;
@@ -28,16 +31,34 @@ namespace ringside::harness {
 std::unique_ptr<db::TempCluster> start_throwaway_database(
     const std::function<void(const std::string&)>& say);
 
+// One contestant, checked over one protocol. `fairness`: the fairness check runs after it passes
+// (once per contestant is enough: it judges the server's set-up, not the protocol).
+struct ValidationTarget {
+  const Contestant* contestant = nullptr;
+  Protocol protocol = Protocol::kHttp;
+  bool fairness = true;
+};
+
+// The protocols a contestant is validated over for a scenario: those of the workloads `runs`
+// gives it, http before https; http alone when it runs none (it is validated all the same).
+std::vector<Protocol> protocols_to_validate(const Scenario& scenario,
+                                            const std::function<bool(const Workload&)>& runs);
+
+// A target per protocol, the fairness check on the first.
+void add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
+                 const std::vector<Protocol>& protocols);
+
 struct ValidationTally {
   unsigned passed = 0, failed = 0, skipped = 0;
   unsigned warnings = 0;     // fairness warnings, over every contestant
   bool interrupted = false;  // options.stop came, or a report says it was interrupted
 };
 
-// Validates contestants[0], [1], ... in order with `options`, calling on_report(i, report) for
-// each, until the last, options.stop, or an interrupted report.
+// Validates targets[0], [1], ... in order with `options` (its start's protocol and fairness set
+// per target), calling on_report(i, report) for each, until the last, options.stop, or an
+// interrupted report. An https target needs options.start's TLS files and client.
 ValidationTally validate_each(
-    const std::vector<const Contestant*>& contestants, const ValidationRunOptions& options,
+    const std::vector<ValidationTarget>& targets, const ValidationRunOptions& options,
     const std::function<void(std::size_t, const ContestantReport&)>& on_report);
 
 }  // namespace ringside::harness

@@ -44,6 +44,10 @@ std::string_view describe(CheckVerdict verdict) {
 std::string ContestantReport::line() const {
   std::string text = std::string(describe(verdict)) + " " + name;
   if (!version.empty()) text += " (" + version + ")";
+  if (protocol == Protocol::kHttps) {
+    text += " over https";
+    if (tls) text += " (" + tls->text() + ")";
+  }
   const auto passed = std::count_if(checks.begin(), checks.end(),
                                     [](const Check& check) { return check.passed; });
   if (verdict == CheckVerdict::kPass) {
@@ -106,12 +110,15 @@ void check_step(const Contestant& contestant, RunningContestant& server,
     checks.stop = options.stop;
     checks.pipelining = contestant.manifest.pipelining;
     checks.host = server.host();
+    checks.tls = server.protocol() == Protocol::kHttps ? options.start.tls_client : nullptr;
     // Without a database its database routes answer 503 by design: check the others.
     std::vector<Route> routes = contestant.manifest.routes;
     if (options.start.db_url == "none") {
       std::erase_if(routes, is_database_route);
     }
-    report.checks = validate_server(server.port(), routes, checks);
+    TlsFacts handshake;
+    report.checks = validate_server(server.port(), routes, checks, &handshake);
+    if (!handshake.version.empty()) report.tls = handshake;
     for (const Check& check : report.checks) {
       if (!check.passed) fail(report, check.name + ": " + check.reason);
     }
@@ -163,10 +170,16 @@ ContestantReport validate_contestant(const Contestant& contestant,
   ContestantReport report;
   report.name = contestant.name();
   report.pipelining = contestant.manifest.pipelining;
+  report.protocol = options.start.protocol;
   const Runnability runnability = check_runnable(contestant);
   if (!runnability.runnable) {
     report.verdict = CheckVerdict::kSkip;
     report.problems.push_back(skip_reason(runnability));
+    return report;
+  }
+  if (const std::string unserved = unserved_protocol(contestant, report.protocol); !unserved.empty()) {
+    report.verdict = CheckVerdict::kSkip;
+    report.problems.push_back(unserved);
     return report;
   }
   report.version = runtime_version(contestant);

@@ -1,5 +1,6 @@
 // `ringside compare --validate` and `--list` as a library: for one contestant, skip it when it
-// cannot run here, build it (cached), start it on a free port, wait until ready, run the checks of
+// cannot run here (or does not serve the protocol asked), build it (cached), start it on a free
+// port (over TLS when options.start.protocol is https), wait until ready, run the checks of
 // validate.hpp and, when they pass, the fairness check (fairness_probe.hpp: warnings, never a
 // failure), stop it and check nothing of it is left; and the facts --list shows. The CLI
 // (apps/ringside/compare_command.cpp) only parses flags, provisions the database and prints.
@@ -12,6 +13,7 @@
 #include <atomic>
 #include <filesystem>
 #include <functional>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -36,20 +38,25 @@ struct ContestantReport {
   std::vector<std::string> problems;  // why it failed or was skipped, one phrase each
   std::string last_output;            // its last lines, when it failed after starting
   bool pipelining = true;             // its manifest's `pipelining`: false leaves that check out
+  Protocol protocol = Protocol::kHttp;  // what it was started and checked over
+  std::optional<TlsFacts> tls;        // https: what the handshake agreed on, when it got that far
   std::vector<FairnessWarning> warnings;  // the fairness check's, when it passed
 
   // The problems, joined with "; ".
   [[nodiscard]] std::string problem_text() const;
   // One line: "PASS name (version): GET /, GET /json, keep-alive x100, pipelined x16, split
   // request" (the checks that ran), "FAIL name: problem; problem",
-  // "SKIP name: needs node (not on PATH); install: scripts/setup".
+  // "SKIP name: needs node (not on PATH); install: scripts/setup". Over https the name is
+  // followed by "over https" and, once the handshake was made, what it agreed on:
+  // "PASS nginx (nginx/1.22.1) over https (TLSv1.3, TLS_AES_256_GCM_SHA384, X25519, ALPN
+  // http/1.1): TLS handshake, GET /, ...".
   [[nodiscard]] std::string line() const;
   // One "WARN fairness: name: check: message" line per warning.
   [[nodiscard]] std::vector<std::string> warning_lines() const;
 };
 
 struct ValidationRunOptions {
-  StartOptions start;                    // threads, db_url, cpus, host
+  StartOptions start;                    // threads, db_url, cpus, host, protocol and its TLS
   double ready_timeout_s = 30;
   double stop_grace_s = kStopGraceS;
   double build_timeout_s = kBuildTimeoutS;

@@ -35,11 +35,11 @@ constexpr std::array<std::pair<std::string_view, int>, 6> kStopSignals = {{
     {"SIGUSR2", SIGUSR2},
 }};
 
-constexpr std::array<std::string_view, 21> kFields = {
+constexpr std::array<std::string_view, 22> kFields = {
     "name",  "description", "language",     "runtime", "available",  "reason",
     "requires", "install",  "version",      "build",   "build_inputs", "start",
     "ready_path", "routes", "threads",      "db_pool", "stop_signal", "env", "pipelining",
-    "database_optional", "listen_backlog"};
+    "database_optional", "listen_backlog", "protocols"};
 
 using FieldReader = TomlFields<ManifestError>;
 
@@ -73,6 +73,28 @@ void read_routes(const FieldReader& reader, Manifest& manifest) {
       reader.fail("routes", "'" + path + "' is listed twice", reader.node("routes"));
     }
     manifest.routes.push_back(known->second);
+  }
+}
+
+void read_protocols(const FieldReader& reader, Manifest& manifest) {
+  auto names = reader.strings("protocols", false);
+  if (!names) return;
+  if (names->empty()) {
+    reader.fail("protocols", "must name at least one protocol: \"http\", \"https\"",
+                reader.node("protocols"));
+  }
+  manifest.protocols.clear();
+  for (const std::string& name : *names) {
+    const std::optional<Protocol> protocol = protocol_from_name(name);
+    if (!protocol) {
+      reader.fail("protocols", "unknown protocol '" + name + "' (known: http, https)",
+                  reader.node("protocols"));
+    }
+    if (std::find(manifest.protocols.begin(), manifest.protocols.end(), *protocol) !=
+        manifest.protocols.end()) {
+      reader.fail("protocols", "'" + name + "' is listed twice", reader.node("protocols"));
+    }
+    manifest.protocols.push_back(*protocol);
   }
 }
 
@@ -155,6 +177,11 @@ bool Contestant::claims(Route route) const {
   return std::find(manifest.routes.begin(), manifest.routes.end(), route) != manifest.routes.end();
 }
 
+bool Contestant::serves(Protocol protocol) const {
+  return std::find(manifest.protocols.begin(), manifest.protocols.end(), protocol) !=
+         manifest.protocols.end();
+}
+
 namespace {
 
 // name, description, language, runtime, available (and why not), requires.
@@ -229,6 +256,23 @@ void require_port(const FieldReader& reader, const Manifest& manifest) {
               reader.node("start"));
 }
 
+// A server that says it serves https is handed its certificate and key through {tls_cert} and
+// {tls_key}; one that takes neither would listen in plain text while the harness speaks TLS to
+// it, and all that could be seen was a failed handshake at the end of the ready timeout.
+void require_tls_files(const FieldReader& reader, const Manifest& manifest) {
+  const bool https = std::find(manifest.protocols.begin(), manifest.protocols.end(),
+                               Protocol::kHttps) != manifest.protocols.end();
+  if (!manifest.available || !https) return;
+  for (std::string_view placeholder : {"{tls_cert}", "{tls_key}"}) {
+    if (uses_placeholder(manifest, placeholder)) continue;
+    reader.fail("protocols",
+                "lists \"https\", but start and [env] pass no " + std::string(placeholder) +
+                    ": an https start is handed the run's certificate and key there (empty on a "
+                    "plain start); add TLS_CERT = \"{tls_cert}\" and TLS_KEY = \"{tls_key}\" to [env]",
+                reader.node("protocols"));
+  }
+}
+
 }  // namespace
 
 Manifest parse_manifest(std::string_view text, const std::string& source,
@@ -253,9 +297,11 @@ Manifest parse_manifest(std::string_view text, const std::string& source,
   manifest.database_optional = reader.boolean("database_optional").value_or(false);
   manifest.listen_backlog =
       static_cast<unsigned>(reader.integer("listen_backlog", 1, 65535).value_or(0));
+  read_protocols(reader, manifest);
   read_stop_signal(reader, manifest);
   read_env(reader, manifest);
   require_port(reader, manifest);
+  require_tls_files(reader, manifest);
   return manifest;
 }
 
@@ -337,6 +383,16 @@ bool Contestant::takes_host() const { return uses_placeholder(manifest, "{host}"
 std::string no_host_reason(const std::string& host) {
   return "its start command has no {host}: it listens on 127.0.0.1 only, not on " + host +
          "; add {host} to its start command or [env] (docs/contestants.md)";
+}
+
+std::string unserved_protocol(const Contestant& contestant, Protocol protocol) {
+  if (contestant.serves(protocol)) return {};
+  std::string listed;
+  for (Protocol served : contestant.manifest.protocols) {
+    listed += (listed.empty() ? "" : ", ") + std::string(protocol_name(served));
+  }
+  return "does not serve " + std::string(protocol_name(protocol)) + " (its manifest's protocols: " +
+         listed + ")";
 }
 
 Runnability check_runnable(const Contestant& contestant) {

@@ -20,6 +20,7 @@
 #include <vector>
 
 #include "harness/config/placeholders.hpp"
+#include "harness/results/kinds.hpp"
 
 namespace ringside::harness {
 
@@ -57,6 +58,10 @@ struct Manifest {
   // 512): the fairness check then notes it rather than warning, as long as the kernel shows
   // exactly that. 0: the server sets its own.
   unsigned listen_backlog = 0;
+  // The protocols it serves on {port}: "https" when its start takes {tls_cert} and {tls_key}
+  // (empty on a plain start) and then listens with TLS. A workload of another protocol is not
+  // given to it, and results say why.
+  std::vector<Protocol> protocols = {Protocol::kHttp};
   int stop_signal = SIGTERM;
   std::string stop_signal_name = "SIGTERM";
   std::vector<std::pair<std::string, std::string>> env;  // in the file's order
@@ -70,12 +75,17 @@ struct Contestant {
   bool bundled = false;                 // found in the bundled folder of the source tree
   [[nodiscard]] const std::string& name() const { return manifest.name; }
   [[nodiscard]] bool claims(Route route) const;
+  [[nodiscard]] bool serves(Protocol protocol) const;
   // Whether its start command or [env] takes {host}: without it, it listens on 127.0.0.1 only.
   [[nodiscard]] bool takes_host() const;
 };
 
 // Why a contestant without {host} cannot be asked to listen on `host` (for a skip or a failure).
 std::string no_host_reason(const std::string& host);
+
+// Why a contestant is not given a workload of `protocol`: "does not serve https (its manifest's
+// protocols: http)"; "" when it serves it.
+std::string unserved_protocol(const Contestant& contestant, Protocol protocol);
 
 // A manifest that cannot be used; what() is one line: "FILE:LINE: field 'F': what is wrong".
 class ManifestError : public std::runtime_error {

@@ -6,8 +6,9 @@
 namespace ringside::harness {
 namespace {
 
-constexpr std::array<std::string_view, 8> kNames = {"port",     "threads", "db_url", "dir",
-                                                    "workdir",  "ringside", "host", "bundled"};
+constexpr std::array<std::string_view, 11> kNames = {
+    "port",     "threads", "db_url",   "dir",     "workdir", "ringside",
+    "host",     "bundled", "tls_cert", "tls_key", "tls_ca"};
 
 bool is_name_char(char c) { return (c >= 'a' && c <= 'z') || c == '_'; }
 
@@ -49,6 +50,9 @@ const std::string& value_of(Placeholder p, const PlaceholderValues& values) {
     case Placeholder::kWorkdir: return values.workdir;
     case Placeholder::kHost: return values.host;
     case Placeholder::kBundled: return values.bundled;
+    case Placeholder::kTlsCert: return values.tls_cert;
+    case Placeholder::kTlsKey: return values.tls_key;
+    case Placeholder::kTlsCa: return values.tls_ca;
     case Placeholder::kRingside: break;
   }
   return values.ringside;

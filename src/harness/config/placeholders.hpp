@@ -2,8 +2,10 @@
 // 127.0.0.1, or a scenario's [load] server_address), `{port}`, `{threads}`, `{db_url}`, `{dir}`
 // (the contestant's folder, absolute), `{workdir}` (a fresh empty directory per start),
 // `{ringside}` (the running ringside binary) and `{bundled}` (the bundled contestants folder,
-// absolute: where a contestant copied elsewhere finds the shared node_modules and lib). A
-// placeholder is `{` + lower-case letters or `_` + `}`; any other brace is literal, so a JSON
+// absolute: where a contestant copied elsewhere finds the shared node_modules and lib), and for an
+// https start `{tls_cert}`, `{tls_key}` and `{tls_ca}` (the run's throwaway server certificate,
+// its key and the CA that signed it, PEM files; empty strings on a plain start, so one start
+// command serves both). A placeholder is `{` + lower-case letters or `_` + `}`; any other brace is literal, so a JSON
 // argument such as `{"a":1}` needs no escaping.
 //
 //   std::string error = check_placeholders(text, kStartPlaceholders);  // "" when all are known
@@ -21,16 +23,16 @@
 namespace ringside::harness {
 
 enum class Placeholder : std::uint8_t {
-  kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside, kHost, kBundled
+  kPort, kThreads, kDbUrl, kDir, kWorkdir, kRingside, kHost, kBundled, kTlsCert, kTlsKey, kTlsCa
 };
 
-using PlaceholderSet = std::uint8_t;  // bit (1 << Placeholder)
+using PlaceholderSet = std::uint16_t;  // bit (1 << Placeholder)
 
 constexpr PlaceholderSet placeholder_bit(Placeholder p) {
   return static_cast<PlaceholderSet>(1u << static_cast<unsigned>(p));
 }
 
-inline constexpr PlaceholderSet kStartPlaceholders = 0xff;  // all eight
+inline constexpr PlaceholderSet kStartPlaceholders = 0x7ff;  // all eleven
 inline constexpr PlaceholderSet kBuildPlaceholders = placeholder_bit(Placeholder::kDir) |
                                                      placeholder_bit(Placeholder::kRingside) |
                                                      placeholder_bit(Placeholder::kBundled);
@@ -44,6 +46,9 @@ struct PlaceholderValues {
   std::string ringside;
   std::string host = "127.0.0.1";
   std::string bundled;
+  std::string tls_cert;  // https starts only; "" on a plain one
+  std::string tls_key;
+  std::string tls_ca;
 };
 
 // "" when every placeholder in text is known and in `allowed`; otherwise one phrase naming the

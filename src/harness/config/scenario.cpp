@@ -21,19 +21,19 @@ namespace {
 
 namespace fs = std::filesystem;
 
-constexpr std::array<std::string_view, 22> kScenarioFields = {
+constexpr std::array<std::string_view, 23> kScenarioFields = {
     "name",     "description", "contestants", "baseline", "rounds",   "min_rounds",
     "max_rounds", "target",    "confidence",  "time_budget", "warmup", "duration",
     "settle",   "server_cpus", "load_cpus",   "threads",  "database", "equal_load",
-    "equal_load_fraction", "load", "workload", "workloads"};
+    "equal_load_fraction", "tls_key", "load", "workload", "workloads"};
 
 constexpr std::array<std::string_view, 8> kLoadFields = {
     "engine", "hosts", "inventory", "group", "ssh_options", "server_address", "remote_binary",
     "start_lead"};
 
-constexpr std::array<std::string_view, 13> kWorkloadFields = {
+constexpr std::array<std::string_view, 14> kWorkloadFields = {
     "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
-    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline"};
+    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline",    "protocol"};
 
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
@@ -158,6 +158,26 @@ void read_loader(const Reader& reader, Workload& workload) {
   }
 }
 
+void read_protocol(const Reader& reader, Workload& workload) {
+  const std::string text = reader.string("protocol").value_or("http");
+  const std::optional<Protocol> protocol = protocol_from_name(text);
+  if (!protocol) {
+    reader.fail("protocol", "must be \"http\" (plain HTTP/1.1) or \"https\" (HTTP/1.1 over TLS, "
+                            "with the run's throwaway certificate), not \"" + text + "\"");
+  }
+  workload.protocol = *protocol;
+}
+
+void read_tls_key(const Reader& reader, Scenario& scenario) {
+  const std::string text = reader.string("tls_key").value_or("ecdsa-p256");
+  const std::optional<TlsKey> key = tls_key_from_name(text);
+  if (!key) {
+    reader.fail("tls_key", "must be \"ecdsa-p256\" (the default) or \"rsa2048\": the key of the "
+                           "run's throwaway server certificate, not \"" + text + "\"");
+  }
+  scenario.tls_key = *key;
+}
+
 Workload read_workload(const toml::table& table, const std::string& source, std::size_t index) {
   const Reader reader(table, source, "workload[" + std::to_string(index) + "].");
   reader.refuse_unknown(kWorkloadFields);
@@ -204,6 +224,7 @@ Workload read_workload(const toml::table& table, const std::string& source, std:
   if (!workload.keep_alive && workload.pipeline > 1) {
     reader.fail("pipeline", "pipelining needs keep_alive = true");
   }
+  read_protocol(reader, workload);
   return workload;
 }
 
@@ -415,6 +436,7 @@ Scenario parse_scenario(std::string_view text, const std::string& source) {
   scenario.equal_load = reader.boolean("equal_load").value_or(true);
   scenario.equal_load_fraction =
       reader.number("equal_load_fraction", 0.01, 1, "from 0.01 to 1").value_or(0.5);
+  read_tls_key(reader, scenario);
   read_workloads(reader, source, scenario);
   read_load(reader, source, scenario);
   return scenario;
@@ -525,6 +547,11 @@ std::optional<Route> route_of_path(std::string_view path) {
   if (plain.starts_with("/users/")) return Route::kUsers;
   if (plain == "/db") return Route::kDb;
   return std::nullopt;
+}
+
+bool Scenario::uses(Protocol protocol) const {
+  return std::any_of(workloads.begin(), workloads.end(),
+                     [&](const Workload& workload) { return workload.protocol == protocol; });
 }
 
 bool runs_workload(const Contestant& contestant, const Workload& workload) {

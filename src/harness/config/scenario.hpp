@@ -36,6 +36,7 @@ struct Workload {
   std::uint64_t requests = 0;           // > 0: count mode instead of duration
   bool keep_alive = true;
   unsigned pipeline = 1;
+  Protocol protocol = Protocol::kHttp;  // https: over TLS, with the run's throwaway certificate
 };
 
 enum class DatabaseKind { kTemp, kNone, kUrl };
@@ -82,6 +83,11 @@ struct Scenario {
   double equal_load_fraction = 0.5;
   LoadSetup load;
   std::vector<Workload> workloads;
+  // The key of the run's throwaway server certificate, made only when a workload is https.
+  TlsKey tls_key = TlsKey::kEcdsaP256;
+
+  // Whether any workload speaks this protocol.
+  [[nodiscard]] bool uses(Protocol protocol) const;
 };
 
 // A scenario that cannot be used; what() is one line: "FILE:LINE: field 'F': what is allowed".
@@ -116,7 +122,9 @@ std::vector<std::string> expand_path(std::string_view path);
 std::optional<Route> route_of_path(std::string_view path);
 
 // True when the contestant should run this workload (it claims the workload's route, or the
-// workload's path is on no known route; and it can pipeline when the workload does).
+// workload's path is on no known route; and it can pipeline when the workload does). Its
+// protocol is not asked here: a workload of a protocol it does not serve is skipped, with
+// unserved_protocol(contestant, workload.protocol) as the reason.
 bool runs_workload(const Contestant& contestant, const Workload& workload);
 
 }  // namespace ringside::harness

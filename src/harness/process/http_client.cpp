@@ -12,6 +12,7 @@
 #include <cstring>
 #include <thread>
 
+#include "harness/process/tls_client.hpp"
 #include "http/response_parser.hpp"
 
 namespace ringside::harness {
@@ -66,6 +67,8 @@ const std::string* HttpResponse::header(std::string_view name) const {
   return nullptr;
 }
 
+HttpConnection::HttpConnection() = default;
+
 HttpConnection::~HttpConnection() { close(); }
 
 namespace {
@@ -95,12 +98,29 @@ void drain_until_closed(int fd) {
 // traceback per connection). So the checker closes gracefully: it says it is done (FIN), drops
 // what the server still sends until the server closes too (bounded), and only then closes.
 void HttpConnection::close() {
+  if (tls_) {
+    tls_->shutdown();  // close_notify first: the server sees a clean end of the TLS stream
+    tls_.reset();
+  }
   if (fd_ >= 0) {
     if (shutdown(fd_, SHUT_WR) == 0) drain_until_closed(fd_);
     ::close(fd_);
   }
   fd_ = -1;
   buffer_.clear();
+}
+
+const TlsFacts* HttpConnection::tls() const { return tls_ ? &tls_->facts() : nullptr; }
+
+bool HttpConnection::connect(const std::string& host, int port, const TlsClientContext* tls,
+                             double timeout_s, std::string& error) {
+  if (!connect(host, port, timeout_s, error)) return false;
+  if (tls == nullptr) return true;
+  tls_ = std::make_unique<TlsStream>(*tls, fd_);
+  if (tls_->handshake(deadline_after(timeout_s), error)) return true;
+  tls_.reset();  // no close_notify on a stream that never began
+  close();
+  return false;
 }
 
 bool HttpConnection::connect(int port, double timeout_s, std::string& error) {
@@ -157,6 +177,7 @@ bool HttpConnection::connect(const std::string& host, int port, double timeout_s
 
 bool HttpConnection::send(std::string_view bytes, double timeout_s, std::string& error) {
   const auto deadline = deadline_after(timeout_s);
+  if (tls_) return tls_->write_all(bytes, deadline, error);
   while (!bytes.empty()) {
     const ssize_t sent = ::send(fd_, bytes.data(), bytes.size(), MSG_NOSIGNAL);
     if (sent > 0) {
@@ -187,7 +208,9 @@ bool HttpConnection::send_bytewise(std::string_view bytes, std::chrono::millisec
 long HttpConnection::fill(Clock::time_point deadline, std::string& error) {
   char chunk[16 * 1024];
   while (true) {
-    const ssize_t got = recv(fd_, chunk, sizeof chunk, 0);
+    const ssize_t got = tls_ ? tls_->read(chunk, sizeof chunk, deadline, error)
+                             : recv(fd_, chunk, sizeof chunk, 0);
+    if (tls_ && got < 0) return -1;  // error set; the stream waited for the deadline itself
     if (got > 0) {
       buffer_.append(chunk, static_cast<std::size_t>(got));
       arrival_.last_byte = Clock::now();
@@ -325,8 +348,13 @@ bool fetch(int port, std::string_view path, double timeout_s, HttpResponse& resp
 
 bool fetch(const std::string& host, int port, std::string_view path, double timeout_s,
            HttpResponse& response, std::string& error) {
+  return fetch(host, port, nullptr, path, timeout_s, response, error);
+}
+
+bool fetch(const std::string& host, int port, const TlsClientContext* tls, std::string_view path,
+           double timeout_s, HttpResponse& response, std::string& error) {
   HttpConnection connection;
-  return connection.connect(host, port, timeout_s, error) &&
+  return connection.connect(host, port, tls, timeout_s, error) &&
          connection.send(get_request(path), timeout_s, error) &&
          connection.read_response(response, timeout_s, error);
 }

@@ -1,9 +1,12 @@
 // A blocking HTTP/1.1 client for checking servers, not for load: one connection to 127.0.0.1,
 // every wait bounded by a timeout, responses framed by ringside's own response parser
 // (http/response_parser.hpp), so a contestant is judged by the same framing rules as under load.
+// Over TLS too (https workloads): given a TlsClientContext, a connect also makes the handshake
+// (tls_client.hpp), and everything after it goes through the TLS stream.
 //
 //   HttpConnection connection;
 //   if (!connection.connect(port, 5.0, error)) ...
+//   if (!connection.connect(host, port, &tls_context, 5.0, error)) ...   // https: + handshake
 //   connection.send(get_request("/json"), error);
 //   HttpResponse response;
 //   if (!connection.read_response(response, 5.0, error)) ...   // error: one phrase
@@ -13,6 +16,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -24,6 +28,10 @@ class ResponseBodyReader;
 }  // namespace ringside::http
 
 namespace ringside::harness {
+
+class TlsClientContext;
+class TlsStream;
+struct TlsFacts;
 
 enum class Framing { kContentLength, kChunked, kUntilClose, kNone };
 
@@ -41,7 +49,7 @@ struct HttpResponse {
 
 class HttpConnection {
  public:
-  HttpConnection() = default;
+  HttpConnection();
   ~HttpConnection();
   HttpConnection(const HttpConnection&) = delete;
   HttpConnection& operator=(const HttpConnection&) = delete;
@@ -50,6 +58,12 @@ class HttpConnection {
   bool connect(int port, double timeout_s, std::string& error);
   // The same to another local address (an IPv4 or IPv6 literal).
   bool connect(const std::string& host, int port, double timeout_s, std::string& error);
+  // The same, then, when `tls` is not null, the TLS handshake: verified against its CA, for its
+  // server name; `error` says which step failed.
+  bool connect(const std::string& host, int port, const TlsClientContext* tls, double timeout_s,
+               std::string& error);
+  // What the handshake agreed on; nullptr on a plain connection.
+  [[nodiscard]] const TlsFacts* tls() const;
   bool send(std::string_view bytes, double timeout_s, std::string& error);
   // One send() per byte with `pause` after each, so the request reaches the server in many
   // segments (TCP_NODELAY stops the kernel from merging them).
@@ -84,6 +98,7 @@ class HttpConnection {
   bool feed_body(http::ResponseBodyReader& reader, HttpResponse& out, std::string& error);
 
   int fd_ = -1;
+  std::unique_ptr<TlsStream> tls_;  // https: every byte goes through it
   std::string buffer_;
   Arrival arrival_;
 };
@@ -96,5 +111,8 @@ bool fetch(int port, std::string_view path, double timeout_s, HttpResponse& resp
            std::string& error);
 bool fetch(const std::string& host, int port, std::string_view path, double timeout_s,
            HttpResponse& response, std::string& error);
+// Over TLS when `tls` is not null.
+bool fetch(const std::string& host, int port, const TlsClientContext* tls, std::string_view path,
+           double timeout_s, HttpResponse& response, std::string& error);
 
 }  // namespace ringside::harness

@@ -39,12 +39,27 @@ std::string make_workdir() {
   return pattern;
 }
 
+// Checked before anything is made: an https start without its files would start a server that
+// cannot listen as asked.
+Protocol checked_protocol(const StartOptions& options) {
+  if (options.protocol == Protocol::kHttps &&
+      (options.tls_files.cert.empty() || options.tls_files.key.empty() || !options.tls_client)) {
+    throw std::invalid_argument("an https start needs the run's certificate, key and TLS client");
+  }
+  return options.protocol;
+}
+
 }  // namespace
 
 int pick_free_port() { return core::free_loopback_port(); }
 
 RunningContestant::RunningContestant(const Contestant& contestant, const StartOptions& options)
-    : contestant_(contestant), port_(pick_free_port()), host_(options.host), workdir_(make_workdir()) {
+    : contestant_(contestant),
+      port_(pick_free_port()),
+      host_(options.host),
+      protocol_(checked_protocol(options)),
+      tls_client_(protocol_ == Protocol::kHttps ? options.tls_client : nullptr),
+      workdir_(make_workdir()) {
   output_path_ = workdir_ + "/" + kOutputFile;
   PlaceholderValues values = fixed_placeholders(contestant);
   values.port = std::to_string(port_);
@@ -52,6 +67,11 @@ RunningContestant::RunningContestant(const Contestant& contestant, const StartOp
   values.db_url = options.db_url;
   values.workdir = workdir_;
   values.host = host_;
+  if (protocol_ == Protocol::kHttps) {
+    values.tls_cert = options.tls_files.cert;
+    values.tls_key = options.tls_files.key;
+    values.tls_ca = options.tls_files.ca;
+  }
   ProcessSpec spec;
   for (const auto& argument : contestant.manifest.start) {
     spec.argv.push_back(expand_placeholders(argument, values));
@@ -81,14 +101,19 @@ RunningContestant::~RunningContestant() {
 namespace {
 
 // One GET of the ready path: "" when it answered 200; else what was found at host and port, for
-// a reason that says where the harness looked and whether anything listened there.
-std::string probe_ready(const std::string& host, int port, const std::string& path) {
+// a reason that says where the harness looked and whether anything listened there. Over TLS when
+// `tls` is not null: a server that accepts but fails the handshake says so.
+std::string probe_ready(const std::string& host, int port, const TlsClientContext* tls,
+                        const std::string& path) {
   const std::string where = host + " port " + std::to_string(port);
   HttpConnection connection;
   std::string error;
   if (!connection.connect(host, port, kProbeTimeoutS, error)) {
     return "nothing accepted a connection on " + where + " (" + error + "); it must listen on "
            "the {host} and {port} its manifest passes it, or needs a longer --ready-timeout";
+  }
+  if (tls != nullptr && !connection.connect(host, port, tls, kProbeTimeoutS, error)) {
+    return "something listens on " + where + ", but " + error;
   }
   HttpResponse response;
   if (!connection.send(get_request(path), kProbeTimeoutS, error) ||
@@ -113,7 +138,8 @@ ReadyResult RunningContestant::wait_ready(double timeout_s, const std::atomic<bo
                   ") before it was ready"};
     }
     if (stop != nullptr && stop->load()) return {false, true, "interrupted before it was ready"};
-    const std::string found = probe_ready(host_, port_, contestant_.manifest.ready_path);
+    const std::string found =
+        probe_ready(host_, port_, tls_client_.get(), contestant_.manifest.ready_path);
     if (found.empty()) return {true, false, {}};
     if (Clock::now() >= deadline) {
       return {false, false, "not ready within " + format_seconds(timeout_s) + ": " + found};

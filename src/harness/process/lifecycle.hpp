@@ -1,6 +1,8 @@
 // One run of a contestant's server: a free port, a fresh work directory, the start argv and
 // environment with placeholders expanded, readiness, and a stop that checks nothing is left.
-// The validator uses it now; the benchmark run (issue 9) starts contestants the same way.
+// The validator uses it now; the benchmark run (issue 9) starts contestants the same way. An
+// https start is handed the run's certificate and key ({tls_cert}, {tls_key}, {tls_ca}; empty
+// on a plain start) and is asked for readiness over TLS.
 //
 //   RunningContestant server(contestant, {.threads = 2, .db_url = url, .cpus = {1}});  // throws
 //   ReadyResult ready = server.wait_ready(30, &stop);   // ready.ok, else ready.reason
@@ -10,11 +12,14 @@
 #pragma once
 
 #include <atomic>
+#include <memory>
 #include <string>
 #include <vector>
 
 #include "harness/config/contestant.hpp"
 #include "harness/process/process.hpp"
+#include "harness/process/tls_client.hpp"
+#include "harness/process/tls_material.hpp"
 
 namespace ringside::harness {
 
@@ -26,6 +31,9 @@ struct StartOptions {
   std::string db_url;       // {db_url}
   std::vector<int> cpus;    // pin the server here; empty: not pinned
   std::string host = "127.0.0.1";  // {host}: the address to listen on, and readiness asks there
+  Protocol protocol = Protocol::kHttp;  // https: the two below are required
+  TlsFiles tls_files;                   // {tls_cert}, {tls_key}, {tls_ca} of an https start
+  std::shared_ptr<const TlsClientContext> tls_client;  // trusts tls_files.ca: readiness, checks
 };
 
 struct ReadyResult {
@@ -52,6 +60,9 @@ class RunningContestant {
   [[nodiscard]] int port() const { return port_; }
   [[nodiscard]] const std::string& host() const { return host_; }
   [[nodiscard]] const std::string& workdir() const { return workdir_; }
+  [[nodiscard]] Protocol protocol() const { return protocol_; }
+  // The client context an https start is asked through; nullptr on a plain start.
+  [[nodiscard]] const TlsClientContext* tls_client() const { return tls_client_.get(); }
   [[nodiscard]] ChildProcess& process() { return process_; }
 
   // GETs ready_path until it answers 200, for at most timeout_s; fails early when the server
@@ -67,6 +78,8 @@ class RunningContestant {
   const Contestant& contestant_;
   int port_ = 0;
   std::string host_;
+  Protocol protocol_ = Protocol::kHttp;
+  std::shared_ptr<const TlsClientContext> tls_client_;
   std::string workdir_;
   std::string output_path_;
   std::string kept_output_;

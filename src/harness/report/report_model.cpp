@@ -192,7 +192,10 @@ class ModelBuilder {
     section.name = workload;
     section.heading = workload;
     for (const WorkloadInfo& w : results_.workloads) {
-      if (w.name == workload && !w.path.empty()) section.heading += ": " + w.method + " " + w.path;
+      if (w.name == workload && !w.path.empty()) {
+        section.heading += ": " + w.method + " " + w.path +
+                           (w.protocol == Protocol::kHttps ? " over https" : "");
+      }
     }
     for (const PointGroupKey& key : groups_of(results_, workload))
       section.tables.push_back(group_table(key));
@@ -428,7 +431,13 @@ class ModelBuilder {
            c.threads == 0 ? std::string(kUnmeasuredText) : std::to_string(c.threads), std::string(status_name(c.status)),
            !warned.empty() ? "WARN " + warned : c.status == ContestantStatus::kRan ? "ok" : std::string(kUnmeasuredText),
            format_memory(c.rss_idle_kib), format_memory(c.rss_after_kib)});
-      if (c.status == ContestantStatus::kRan) continue;
+      // One that ran names the workloads it was not given; one skipped for them says so once.
+      if (c.status == ContestantStatus::kRan) {
+        for (const WorkloadSkip& skip : c.skipped_workloads) {
+          model_.contestant_details.push_back(c.name + " skipped " + skip.workload + ": " + skip.reason);
+        }
+        continue;
+      }
       std::string detail = c.name + " " + std::string(status_name(c.status)) + ": " + (c.reason.empty() ? "no reason recorded" : c.reason);
       if (!c.last_output.empty()) detail += ". Last output: " + c.last_output;
       model_.contestant_details.push_back(detail);
@@ -462,11 +471,11 @@ class ModelBuilder {
     ReportTable& table = model_.workload_list;
     table.id = "workloads";
     table.heading = "Workloads";
-    table.columns = {"workload", "request", "mode", "loader"};
-    table.numeric = {false, false, false, false};
+    table.columns = {"workload", "request", "protocol", "mode", "loader"};
+    table.numeric = {false, false, false, false, false};
     for (const WorkloadInfo& w : results_.workloads) {
-      table.rows.push_back({w.name, w.method + " " + w.path, std::string(mode_name(w.mode)),
-                            std::string(loader_name(w.loader))});
+      table.rows.push_back({w.name, w.method + " " + w.path, std::string(protocol_name(w.protocol)),
+                            std::string(mode_name(w.mode)), std::string(loader_name(w.loader))});
     }
     model_.command =
         "ringside compare" +

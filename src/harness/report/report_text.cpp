@@ -303,7 +303,8 @@ std::string workload_text(const RunResults& results, const Verdict& verdict,
     if (!point.failure.empty()) notes.emplace_back(where, "failed: " + point.failure);
   }
   if (rows.size() == 1) return "";
-  std::string text = "\n" + workload.name + " (" + workload.method + " " + workload.path + ")\n";
+  std::string text = "\n" + workload.name + " (" + workload.method + " " + workload.path +
+                     (workload.protocol == Protocol::kHttps ? " over https" : "") + ")\n";
   text += render_table(rows);
   for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
   return text + noisy_text(noisy, noisy_points, rows.size() - 1);
@@ -314,7 +315,13 @@ std::string run_footer_text(const RunResults& results) {
   std::string text;
   std::string absent;
   for (const ContestantResult& contestant : results.contestants) {
-    if (contestant.status == ContestantStatus::kRan) continue;
+    if (contestant.status == ContestantStatus::kRan) {
+      // The workloads it was not given; one skipped for them says so once, below.
+      for (const WorkloadSkip& skip : contestant.skipped_workloads) {
+        absent += "  " + contestant.name + ": skipped " + skip.workload + ": " + skip.reason + "\n";
+      }
+      continue;
+    }
     absent += "  " + contestant.name + ": " + std::string(status_name(contestant.status)) + ": " + contestant.reason + "\n";
   }
   if (!absent.empty()) text += "\nnot measured, or failed:\n" + absent;

@@ -9,6 +9,8 @@ namespace {
 // Each table is indexed by its enum's value, in declaration order.
 constexpr std::array<std::string_view, 2> kModeNames = {"closed", "open"};
 constexpr std::array<std::string_view, 5> kLoaderNames = {"ringside", "wrk", "ab", "h2load", "hey"};
+constexpr std::array<std::string_view, 2> kProtocolNames = {"http", "https"};
+constexpr std::array<std::string_view, 2> kTlsKeyNames = {"ecdsa-p256", "rsa2048"};
 constexpr std::array<std::string_view, 3> kStatusNames = {"ran", "skipped", "failed"};
 
 template <typename Enum, std::size_t N>
@@ -31,6 +33,20 @@ std::string_view loader_name(LoaderKind kind) { return kLoaderNames[static_cast<
 
 std::optional<LoaderKind> loader_from_name(std::string_view name) {
   return from_name<LoaderKind>(kLoaderNames, name);
+}
+
+std::string_view protocol_name(Protocol protocol) {
+  return kProtocolNames[static_cast<std::size_t>(protocol)];
+}
+
+std::optional<Protocol> protocol_from_name(std::string_view name) {
+  return from_name<Protocol>(kProtocolNames, name);
+}
+
+std::string_view tls_key_name(TlsKey key) { return kTlsKeyNames[static_cast<std::size_t>(key)]; }
+
+std::optional<TlsKey> tls_key_from_name(std::string_view name) {
+  return from_name<TlsKey>(kTlsKeyNames, name);
 }
 
 std::string_view status_name(ContestantStatus status) {

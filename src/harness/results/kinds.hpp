@@ -1,5 +1,6 @@
 // The few closed sets of values a run is described with: the load model of a point, the program
-// that generates its load, and what became of a contestant. Parsed once where they enter (a
+// that generates its load, the protocol a workload speaks and the key its certificate has, and
+// what became of a contestant. Parsed once where they enter (a
 // scenario file, results.json) and written as names only where they leave (results.json, the
 // reports), so a misspelt value is a compile error inside the harness, not a silent default.
 //
@@ -19,6 +20,12 @@ enum class LoadMode { kClosed, kOpen };
 // ringside load (in-process, or on the load hosts), or another tool run as a program.
 enum class LoaderKind { kRingside, kWrk, kAb, kH2load, kHey };
 
+// What a workload's requests go over: plain HTTP/1.1, or HTTP/1.1 over TLS.
+enum class Protocol { kHttp, kHttps };
+
+// The key of a run's throwaway server certificate (harness/process/tls_material.hpp).
+enum class TlsKey { kEcdsaP256, kRsa2048 };
+
 // Ran: timed (its points may still carry failures); skipped: could not run here; failed: did not
 // pass validation, or broke during the run.
 enum class ContestantStatus { kRan, kSkipped, kFailed };
@@ -28,6 +35,12 @@ std::optional<LoadMode> mode_from_name(std::string_view name);     // nothing wh
 
 std::string_view loader_name(LoaderKind kind);                     // "ringside", "wrk", ...
 std::optional<LoaderKind> loader_from_name(std::string_view name);
+
+std::string_view protocol_name(Protocol protocol);                  // "http" | "https"
+std::optional<Protocol> protocol_from_name(std::string_view name);
+
+std::string_view tls_key_name(TlsKey key);                          // "ecdsa-p256" | "rsa2048"
+std::optional<TlsKey> tls_key_from_name(std::string_view name);
 
 std::string_view status_name(ContestantStatus status);             // "ran" | "skipped" | "failed"
 std::optional<ContestantStatus> status_from_name(std::string_view name);

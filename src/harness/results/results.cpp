@@ -283,7 +283,8 @@ json workloads_json(const std::vector<WorkloadInfo>& workloads) {
   for (const WorkloadInfo& w : workloads) {
     list.push_back({{"name", w.name}, {"method", w.method}, {"path", w.path},
                     {"mode", std::string(mode_name(w.mode))},
-                    {"loader", std::string(loader_name(w.loader))}});
+                    {"loader", std::string(loader_name(w.loader))},
+                    {"protocol", std::string(protocol_name(w.protocol))}});
   }
   return list;
 }
@@ -295,7 +296,9 @@ std::vector<WorkloadInfo> workloads_of(const json& list) {
                          value_of<std::string>(w, "method", "GET"),
                          value_of<std::string>(w, "path", ""),
                          kind_of(w, "mode", mode_from_name, LoadMode::kClosed),
-                         kind_of(w, "loader", loader_from_name, LoaderKind::kRingside)});
+                         kind_of(w, "loader", loader_from_name, LoaderKind::kRingside),
+                         // absent in files written before https workloads: all were http
+                         kind_of(w, "protocol", protocol_from_name, Protocol::kHttp)});
   }
   return workloads;
 }
@@ -304,6 +307,10 @@ json contestant_json(const ContestantResult& c) {
   json warnings = json::array();
   for (const ContestantWarning& w : c.warnings) {
     warnings.push_back({{"check", w.check}, {"message", w.message}});
+  }
+  json skipped = json::array();
+  for (const WorkloadSkip& s : c.skipped_workloads) {
+    skipped.push_back({{"workload", s.workload}, {"reason", s.reason}});
   }
   return {{"name", c.name},
           {"description", c.description},
@@ -315,7 +322,8 @@ json contestant_json(const ContestantResult& c) {
           {"last_output", c.last_output},
           {"rss_idle_kib", number(c.rss_idle_kib)},
           {"rss_after_kib", number(c.rss_after_kib)},
-          {"warnings", warnings}};
+          {"warnings", warnings},
+          {"skipped_workloads", skipped}};
 }
 
 ContestantResult contestant_of(const json& c) {
@@ -334,6 +342,12 @@ ContestantResult contestant_of(const json& c) {
     for (const json& w : c.at("warnings")) {
       contestant.warnings.push_back(
           {value_of<std::string>(w, "check", ""), value_of<std::string>(w, "message", "")});
+    }
+  }
+  if (c.contains("skipped_workloads") && c.at("skipped_workloads").is_array()) {  // absent before https
+    for (const json& s : c.at("skipped_workloads")) {
+      contestant.skipped_workloads.push_back(
+          {value_of<std::string>(s, "workload", ""), value_of<std::string>(s, "reason", "")});
     }
   }
   return contestant;

@@ -159,6 +159,13 @@ struct ContestantWarning {
   std::string message;
 };
 
+// A workload a contestant would have run but for its protocol (its manifest's `protocols` do not
+// list the workload's): "does not serve https (its manifest's protocols: http)".
+struct WorkloadSkip {
+  std::string workload;
+  std::string reason;
+};
+
 struct ContestantResult {
   std::string name;
   std::string description;
@@ -171,6 +178,7 @@ struct ContestantResult {
   double rss_idle_kib = kUnmeasured;   // after start-up, before any load (median over rounds)
   double rss_after_kib = kUnmeasured;  // after its points and a settle time
   std::vector<ContestantWarning> warnings;  // the fairness check's; empty: none, or not checked
+  std::vector<WorkloadSkip> skipped_workloads;  // not given for their protocol; the rest ran
 };
 
 struct MachineFacts {
@@ -221,6 +229,7 @@ struct WorkloadInfo {
   std::string path;
   LoadMode mode = LoadMode::kClosed;
   LoaderKind loader = LoaderKind::kRingside;
+  Protocol protocol = Protocol::kHttp;
 };
 
 struct RunResults {

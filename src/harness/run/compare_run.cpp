@@ -32,6 +32,8 @@
 #include "harness/measure/point_summary.hpp"
 #include "harness/report/report_model.hpp"
 #include "harness/process/proc_table.hpp"
+#include "harness/process/tls_client.hpp"
+#include "harness/process/tls_material.hpp"
 #include "harness/measure/sampler.hpp"
 #include "harness/measure/server_cpu_watch.hpp"
 #include "harness/check/validation_pass.hpp"
@@ -124,12 +126,22 @@ class Engine {
   void prepare_contestants();
   bool provision_database();
   // runs_workload, and without a database no database route for a server that would need one.
-  bool runs(const Contestant& contestant, const Workload& workload) const {
+  bool runs_route(const Contestant& contestant, const Workload& workload) const {
     if (!runs_workload(contestant, workload)) return false;
     if (scenario_.database != DatabaseKind::kNone || contestant.manifest.db_pool == 0) return true;
     const auto route = route_of_path(workload.path);
     return !route || !is_database_route(*route);
   }
+  // runs_route, over a protocol it serves (a workload of another is skipped, and results say why).
+  bool runs(const Contestant& contestant, const Workload& workload) const {
+    return runs_route(contestant, workload) && contestant.serves(workload.protocol);
+  }
+  // The workloads it would run but for their protocol, recorded in its result; skipped when that
+  // leaves it none.
+  void record_protocol_skips(const Contestant& contestant, ContestantResult& result) const;
+  // The run's throwaway certificates, when a contestant to be timed runs an https workload.
+  void prepare_tls();
+  StartOptions start_options(Protocol protocol) const;
   // Every contestant still to be timed, validated once (check/validation_pass.hpp); one that
   // does not pass is never timed.
   void validate_all();
@@ -137,7 +149,11 @@ class Engine {
   void run_round(unsigned round, Pass pass);
   // A contestant's part of a round: started, its points, settled, stopped.
   void run_contestant(ContestantState& state, unsigned round, Pass pass);
-  std::unique_ptr<RunningContestant> start_contestant(ContestantState& state, unsigned round);
+  std::unique_ptr<RunningContestant> start_contestant(ContestantState& state, unsigned round,
+                                                      Protocol protocol);
+  // Its plans of one protocol, on one start: false when the run stops or it failed.
+  bool run_start(ContestantState& state, const std::vector<PointPlan>& plans, unsigned round,
+                 Pass pass, bool sample_memory);
   std::string point_title(const ContestantState& state, const PointPlan& plan, unsigned round,
                           Pass pass) const;
   bool run_point(RunningContestant& server, ContestantState& state, const PointPlan& plan,
@@ -202,6 +218,8 @@ class Engine {
   std::unique_ptr<db::StatementCounter> statements_;  // the cluster's pg_stat_statements
   std::unique_ptr<LoadHosts> load_hosts_;             // ssh engine
   std::unique_ptr<CpuShield> shield_;                 // while other tasks are kept off server_cpus
+  std::unique_ptr<TlsMaterial> tls_;                  // https workloads: the run's certificates
+  std::shared_ptr<const TlsClientContext> tls_client_;  // trusts tls_'s CA
   std::string load_hosts_problem_;                    // why they could not be used
   // Non-empty once the cluster died: every later point would measure the outage, so the run ends.
   std::string database_lost_;
@@ -236,6 +254,7 @@ void Engine::prepare_contestants() {
       result.status = ContestantStatus::kSkipped;
       result.reason = "it needs a database, and the scenario has database = \"none\"";
     }
+    if (result.status == ContestantStatus::kRan) record_protocol_skips(contestant, result);
     ContestantState& state = states_.emplace_back();
     state.contestant = &contestant;
     state.result = results_.contestants.size();
@@ -243,6 +262,52 @@ void Engine::prepare_contestants() {
     if (result.status == ContestantStatus::kSkipped) say(result.name + ": skipped: " + result.reason);
     results_.contestants.push_back(std::move(result));
   }
+}
+
+void Engine::record_protocol_skips(const Contestant& contestant, ContestantResult& result) const {
+  bool runs_any = false;
+  std::string unserved;
+  for (const Workload& workload : scenario_.workloads) {
+    if (!runs_route(contestant, workload)) continue;
+    runs_any = runs_any || contestant.serves(workload.protocol);
+    const std::string why = unserved_protocol(contestant, workload.protocol);
+    if (why.empty()) continue;
+    result.skipped_workloads.push_back({workload.name, why});
+    say(result.name + ": " + workload.name + " skipped: " + why);
+    unserved = why;
+  }
+  if (runs_any || unserved.empty()) return;
+  result.status = ContestantStatus::kSkipped;
+  result.reason = unserved + ": every workload of the scenario it answers is over a protocol it "
+                             "does not serve";
+}
+
+void Engine::prepare_tls() {
+  const bool wanted = std::any_of(states_.begin(), states_.end(), [&](const ContestantState& state) {
+    return state.timed &&
+           std::any_of(scenario_.workloads.begin(), scenario_.workloads.end(), [&](const Workload& w) {
+             return w.protocol == Protocol::kHttps && runs(*state.contestant, w);
+           });
+  });
+  if (!wanted) return;
+  tls_ = TlsMaterial::make(scenario_.tls_key, {scenario_.load.server_address});
+  tls_client_ = std::make_shared<const TlsClientContext>(tls_->files().ca);
+  say("https: a throwaway CA and " + std::string(tls_key_name(scenario_.tls_key)) +
+      " server certificate for this run, in " + tls_->directory().string());
+}
+
+StartOptions Engine::start_options(Protocol protocol) const {
+  StartOptions start;
+  start.threads = static_cast<int>(scenario_.threads);
+  start.db_url = db_url_;
+  start.cpus = server_cpus_;
+  start.host = scenario_.load.server_address;
+  start.protocol = protocol;
+  if (protocol == Protocol::kHttps && tls_) {
+    start.tls_files = tls_->files();
+    start.tls_client = tls_client_;
+  }
+  return start;
 }
 
 bool Engine::database_died() {
@@ -289,41 +354,56 @@ bool Engine::provision_database() {
 
 void Engine::validate_all() {
   ValidationRunOptions options;
-  options.start.threads = static_cast<int>(scenario_.threads);
-  options.start.db_url = db_url_;
   // Checked where it will be timed: on server_address, and (when that is not 127.0.0.1) not
-  // answering on 127.0.0.1 too.
-  options.start.host = scenario_.load.server_address;
+  // answering on 127.0.0.1 too; over each protocol it will be timed over.
+  options.start = start_options(Protocol::kHttp);
+  options.start.cpus.clear();
+  if (tls_) {
+    options.start.tls_files = tls_->files();
+    options.start.tls_client = tls_client_;
+  }
   options.ready_timeout_s = options_.ready_timeout_s;
   options.stop_grace_s = options_.stop_grace_s;
   options.stop = options_.stop;
   options.progress = [this](const std::string& line) { say(line); };
   options.fairness = fairness_options_for(scenario_, "the scenario's largest level");
   std::vector<ContestantState*> checked;
-  std::vector<const Contestant*> contestants;
+  std::vector<ValidationTarget> targets;
   for (ContestantState& state : states_) {
     if (!state.timed) continue;
-    checked.push_back(&state);
-    contestants.push_back(state.contestant);
+    const std::vector<Protocol> protocols = protocols_to_validate(
+        scenario_, [&](const Workload& workload) { return runs(*state.contestant, workload); });
+    add_targets(targets, *state.contestant, protocols);
+    checked.insert(checked.end(), protocols.size(), &state);
   }
-  validate_each(contestants, options, [&](std::size_t i, const ContestantReport& report) {
+  validate_each(targets, options, [&](std::size_t i, const ContestantReport& report) {
     record_validation(*checked[i], report);
   });
 }
 
+// Called once per protocol it is validated over: one that fails over either is never timed.
 void Engine::record_validation(ContestantState& state, const ContestantReport& report) {
   ContestantResult& result = results_.contestants[state.result];
-  result.version = report.version;
+  if (result.version.empty()) result.version = report.version;
+  if (report.tls) say(result.name + ": over https: " + report.tls->text());
   for (const FairnessWarning& warning : report.warnings) {
     result.warnings.push_back({std::string(fairness_check_name(warning.check)), warning.message});
   }
   for (const std::string& line : report.warning_lines()) say(line);
   if (report.verdict == CheckVerdict::kPass) return;
+  const bool already = !state.timed && result.status != ContestantStatus::kRan;
   state.timed = false;
   if (report.verdict == CheckVerdict::kInterrupted) return;
   const bool skipped = report.verdict == CheckVerdict::kSkip;
+  const std::string over =
+      report.protocol == Protocol::kHttps ? std::string(" over https") : std::string();
+  const std::string reason = (skipped ? "" : "validation failed" + over + ": ") + report.problem_text();
+  if (already) {
+    result.reason += "; " + reason;
+    return;
+  }
   result.status = skipped ? ContestantStatus::kSkipped : ContestantStatus::kFailed;
-  result.reason = (skipped ? "" : "validation failed: ") + report.problem_text();
+  result.reason = reason;
   result.last_output = report.last_output;
   say(result.name + ": " + std::string(status_name(result.status)) + ", never timed: " + result.reason);
 }
@@ -354,7 +434,14 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass)
 }
 
 double Engine::planned_seconds(const std::vector<PointPlan>& plans) const {
-  double seconds = kStartOverheadS + scenario_.settle_s;
+  // A start per protocol among the plans (run_contestant), the settle once.
+  const bool https = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
+    return plan.workload->protocol == Protocol::kHttps;
+  });
+  const bool http = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
+    return plan.workload->protocol == Protocol::kHttp;
+  });
+  double seconds = kStartOverheadS * ((http ? 1 : 0) + (https ? 1 : 0)) + scenario_.settle_s;
   for (const PointPlan& plan : plans) {
     seconds += scenario_.warmup_s + (plan.workload->requests > 0 ? 1 : plan.duration_s);
   }
@@ -529,7 +616,8 @@ bool Engine::point_verdict(RunningContestant& server, const ContestantState& sta
   HttpResponse response;
   std::string error;
   const std::string& ready_path = state.contestant->manifest.ready_path;
-  if (fetch(server.host(), server.port(), ready_path, kProbeTimeoutS, response, error) &&
+  if (fetch(server.host(), server.port(), server.tls_client(), ready_path, kProbeTimeoutS, response,
+            error) &&
       response.status == 200) {
     return true;
   }
@@ -538,32 +626,48 @@ bool Engine::point_verdict(RunningContestant& server, const ContestantState& sta
   return false;
 }
 
+// A start per protocol its plans use (plain first): a server is started either plain or with TLS
+// on {port}. Its memory is sampled around the round's first start only, so each round adds one
+// idle and one after figure whatever the protocols.
 void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
   const std::vector<PointPlan> plans = plan_for(*state.contestant, pass);
   if (plans.empty()) return;
   const double planned = planned_seconds(plans);
   const double planned_before = planned_done_s_;
-  const std::unique_ptr<RunningContestant> server = start_contestant(state, round);
-  if (server) {
-    planned_done_s_ += kStartOverheadS / 2;
-    const bool equal_load_only = pass == Pass::kEqualLoad;
-    if (!equal_load_only) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
-    for (const PointPlan& plan : plans) {
-      if (stopping() || database_died() || !run_point(*server, state, plan, round, pass)) break;
-    }
-    if (!state.failed && !stopping() && !equal_load_only) settle_and_sample(*server, state);
-    stop_contestant(*server, state);
+  bool first = true;
+  for (Protocol protocol : {Protocol::kHttp, Protocol::kHttps}) {
+    std::vector<PointPlan> group;
+    std::copy_if(plans.begin(), plans.end(), std::back_inserter(group),
+                 [&](const PointPlan& plan) { return plan.workload->protocol == protocol; });
+    if (group.empty()) continue;
+    if (!run_start(state, group, round, pass, first)) break;
+    first = false;
   }
   planned_done_s_ = planned_before + planned;
 }
 
-std::unique_ptr<RunningContestant> Engine::start_contestant(ContestantState& state, unsigned round) {
+bool Engine::run_start(ContestantState& state, const std::vector<PointPlan>& plans, unsigned round,
+                       Pass pass, bool sample_memory) {
+  const std::unique_ptr<RunningContestant> server =
+      start_contestant(state, round, plans.front().workload->protocol);
+  if (!server) return false;
+  planned_done_s_ += kStartOverheadS / 2;
+  const bool sample = sample_memory && pass != Pass::kEqualLoad;
+  if (sample) state.idle_kib.push_back(measure_tree(server->process().pid(), /*with_cpu=*/false).rss_kib);
+  for (const PointPlan& plan : plans) {
+    if (stopping() || database_died() || !run_point(*server, state, plan, round, pass)) break;
+  }
+  if (!state.failed && !stopping() && sample) settle_and_sample(*server, state);
+  stop_contestant(*server, state);
+  return !state.failed && !stopping();
+}
+
+std::unique_ptr<RunningContestant> Engine::start_contestant(ContestantState& state, unsigned round,
+                                                            Protocol protocol) {
   std::unique_ptr<RunningContestant> server;
   shield_pass();
   try {
-    server = std::make_unique<RunningContestant>(
-        *state.contestant, StartOptions{static_cast<int>(scenario_.threads), db_url_, server_cpus_,
-                                        scenario_.load.server_address});
+    server = std::make_unique<RunningContestant>(*state.contestant, start_options(protocol));
   } catch (const std::exception& error) {
     fail_contestant(state, std::string("cannot start: ") + error.what(), "", round);
     return nullptr;
@@ -790,7 +894,8 @@ void Engine::describe_run() {
                             .method = kIntervalMethod};
   results_.baseline = scenario_.baseline;
   for (const Workload& workload : scenario_.workloads) {
-    results_.workloads.push_back({workload.name, workload.method, workload.path, workload.mode, workload.loader});
+    results_.workloads.push_back(
+        {workload.name, workload.method, workload.path, workload.mode, workload.loader, workload.protocol});
   }
   server_cpus_ = parse_cpu_list(scenario_.server_cpus).value_or(std::vector<int>{});
   load_cpus_ = parse_cpu_list(scenario_.load_cpus).value_or(std::vector<int>{});
@@ -866,6 +971,7 @@ RunResults Engine::run() {
     give_up_on([](const ContestantState& state) { return state.contestant->manifest.db_pool > 0; },
                ContestantStatus::kFailed, "the throwaway PostgreSQL did not start");
   }
+  prepare_tls();
   validate_all();
   run_rounds();
   if (cluster_) cluster_->stop();

@@ -1,10 +1,12 @@
 // Another program as a point's loader (harness/run/point_loader.hpp): wrk, ab, h2load or hey on
 // the load CPUs (harness/loaders/external_loader.hpp), after ringside load's own warm-up, since
-// not every tool has one.
+// not every tool has one; or, for a URL ringside load does not take yet (https), after a run of
+// the tool itself.
 #include <cmath>
 
 #include "harness/loaders/external_loader.hpp"
 #include "harness/run/point_loader.hpp"
+#include "load/target.hpp"
 
 namespace ringside::harness {
 namespace {
@@ -70,10 +72,24 @@ class ExternalLoader final : public PointLoader {
   }
 
  private:
-  static bool warm_up(const PointLoad& load, PointWindow& window) {
+  bool warm_up(const PointLoad& load, PointWindow& window) const {
     if (load.warmup_s <= 0) return true;
+    load::Url url;
+    std::string refused;
+    if (!load::parse_url(load.url(), url, refused)) return warm_up_with_the_tool(load, window);
     WarmUpWindow warm_up_window(window);
     return make_in_process_loader(/*measured=*/false)->run(load, warm_up_window).server_alive;
+  }
+
+  // The tool's own unmeasured run for the warm-up (whole seconds: wrk and ab take no fraction),
+  // so its connections and their TLS handshakes are made before the measured phase, as ringside
+  // load's warm-up would. Its failure shows in the measured run that follows.
+  bool warm_up_with_the_tool(const PointLoad& load, PointWindow& window) const {
+    LoaderSpec spec = loader_spec(load, cpus_);
+    spec.requests = 0;
+    spec.duration_s = std::ceil(load.warmup_s);
+    (void)run_external_loader(spec);
+    return window.server_alive();
   }
 
   std::string cpus_;  // the load CPUs, for taskset

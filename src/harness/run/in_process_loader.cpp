@@ -59,7 +59,17 @@ class InProcessLoader final : public PointLoader {
   explicit InProcessLoader(bool measured) : measured_(measured) {}
 
   LoaderRun run(const PointLoad& load, PointWindow& window) override {
-    const load::LoadConfig config = load_config(load, measured_);
+    load::LoadConfig config;
+    try {
+      config = load_config(load, measured_);
+    } catch (const std::invalid_argument& refused) {
+      // A URL ringside load does not take (https, until it speaks TLS): the loader's failure,
+      // carried by the point, not the server's.
+      LoaderRun run;
+      run.error = refused.what();
+      run.server_alive = window.server_alive();
+      return run;
+    }
     const std::vector<pid_t> before = own_threads();
     load::LoadRun running(config);
     running.start();

@@ -8,7 +8,9 @@ PointLoad point_load(const PointPlan& plan, const Scenario& scenario, int port) 
   PointLoad load;
   load.workload = workload.name;
   load.loader = workload.loader;
-  load.url_base = "http://" + (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
+  // "https://..." for an https workload: every loader is handed the URL as it is (docs/loaders.md).
+  load.url_base = std::string(protocol_name(workload.protocol)) + "://" +
+                  (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                   std::to_string(port);
   load.path = workload.path;
   load.method = workload.method;

@@ -36,7 +36,7 @@ inline constexpr double kRequestTimeoutS = 10;
 struct PointLoad {
   std::string workload;               // its name, for messages
   LoaderKind loader = LoaderKind::kRingside;
-  std::string url_base;               // "http://127.0.0.1:PORT", "http://[fd00::10]:PORT"
+  std::string url_base;               // "http://127.0.0.1:PORT", "https://[fd00::10]:PORT"
   std::string path;                   // a {A..B} pattern only for the in-process loader
   std::string method = "GET";
   std::vector<std::string> headers;   // "Name: value"

@@ -113,6 +113,54 @@ TEST(ParseManifest, OptionalFieldsHaveDefaults) {
   EXPECT_TRUE(m.env.empty());
   EXPECT_TRUE(m.pipelining);
   EXPECT_EQ(m.listen_backlog, 0u);
+  EXPECT_EQ(m.protocols, std::vector<Protocol>{Protocol::kHttp});
+}
+
+// protocols = [...] says what it serves on {port}; https comes with the run's certificate and key,
+// which it must take somewhere (empty on a plain start, so one start serves both).
+TEST(ParseManifest, AServerThatServesHttpsTakesItsCertificateAndKey) {
+  const std::string head =
+      "name = \"x\"\nruntime = \"r\"\nready_path = \"/\"\nroutes = [\"/\"]\nthreads = 1\n";
+  const Manifest both = parse_manifest(
+      head + "start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"https\"]\n"
+             "[env]\nTLS_CERT = \"{tls_cert}\"\nTLS_KEY = \"{tls_key}\"\nTLS_CA = \"{tls_ca}\"\n",
+      "m.toml", "x");
+  EXPECT_EQ(both.protocols, (std::vector<Protocol>{Protocol::kHttp, Protocol::kHttps}));
+  Contestant contestant;
+  contestant.manifest = both;
+  EXPECT_TRUE(contestant.serves(Protocol::kHttps));
+  EXPECT_EQ(unserved_protocol(contestant, Protocol::kHttps), "");
+  contestant.manifest.protocols = {Protocol::kHttp};
+  EXPECT_FALSE(contestant.serves(Protocol::kHttps));
+  EXPECT_EQ(unserved_protocol(contestant, Protocol::kHttps),
+            "does not serve https (its manifest's protocols: http)");
+  // In start, as arguments of a script that renders a configuration (nginx, h2o).
+  EXPECT_NO_THROW(parse_manifest(
+      head + "start = [\"sh\", \"s.sh\", \"{port}\", \"{tls_cert}\", \"{tls_key}\"]\nprotocols = [\"https\"]\n",
+      "m.toml", "x"));
+  const auto error = [&](const std::string& text) {
+    try {
+      parse_manifest(head + text, "m.toml", "x");
+    } catch (const ManifestError& failure) {
+      return std::string(failure.what());
+    }
+    return std::string();
+  };
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"https\"]\n"),
+            "m.toml:7: field 'protocols': lists \"https\", but start and [env] pass no {tls_cert}: an "
+            "https start is handed the run's certificate and key there (empty on a plain start); add "
+            "TLS_CERT = \"{tls_cert}\" and TLS_KEY = \"{tls_key}\" to [env]");
+  EXPECT_EQ(error("start = [\"r\", \"{port}\", \"{tls_cert}\"]\nprotocols = [\"https\"]\n").find(
+                "pass no {tls_key}"),
+            std::string("m.toml:7: field 'protocols': lists \"https\", but start and [env] ").size());
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"h2\"]\n"),
+            "m.toml:7: field 'protocols': unknown protocol 'h2' (known: http, https)");
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"http\"]\n"),
+            "m.toml:7: field 'protocols': 'http' is listed twice");
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = []\n"),
+            "m.toml:7: field 'protocols': must name at least one protocol: \"http\", \"https\"");
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = \"https\"\n"),
+            "m.toml:7: field 'protocols': must be an array of strings, not a string");
 }
 
 TEST(ParseManifest, AServerWhoseRuntimeFixesItsBacklogSaysSo) {

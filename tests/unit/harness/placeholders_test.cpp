@@ -7,7 +7,8 @@ namespace {
 
 PlaceholderValues values() {
   return {"8080", "4", "postgres://u@127.0.0.1:5432/db", "/src/contestants/x", "/tmp/run-1",
-          "/usr/bin/ringside", "::1", "/src/contestants"};
+          "/usr/bin/ringside", "::1", "/src/contestants", "/tmp/tls/server.pem",
+          "/tmp/tls/server-key.pem", "/tmp/tls/ca.pem"};
 }
 
 TEST(ExpandPlaceholders, ReplacesEveryKnownOne) {
@@ -26,6 +27,9 @@ TEST(ExpandPlaceholders, ReplacesEveryKnownOne) {
       {"{host}", "::1"},
       {"{bundled}/node_modules:{bundled}", "/src/contestants/node_modules:/src/contestants"},
       {"{port}:{port}", "8080:8080"},
+      {"{tls_cert}", "/tmp/tls/server.pem"},
+      {"--tls-key={tls_key}", "--tls-key=/tmp/tls/server-key.pem"},
+      {"{tls_ca}", "/tmp/tls/ca.pem"},
       {"plain", "plain"},
       {"", ""},
   };
@@ -48,6 +52,21 @@ TEST(CheckPlaceholders, AcceptsKnownOnesWhereAllowed) {
   EXPECT_EQ(check_placeholders(R"(--config={"x":{"y":1}})", kStartPlaceholders), "");
   EXPECT_EQ(check_placeholders("{dir}/build.sh {ringside} {bundled}", kBuildPlaceholders), "");
   EXPECT_EQ(check_placeholders("{host}:{port} {bundled}/lib", kStartPlaceholders), "");
+}
+
+// A plain start leaves the TLS files empty: one start command serves both protocols.
+TEST(ExpandPlaceholders, TlsFilesAreEmptyOnAPlainStart) {
+  PlaceholderValues plain = values();
+  plain.tls_cert = plain.tls_key = plain.tls_ca = "";
+  EXPECT_EQ(expand_placeholders("TLS={tls_cert}:{tls_key}:{tls_ca}", plain), "TLS=::");
+}
+
+TEST(CheckPlaceholders, TlsFilesAreForTheStartOnly) {
+  EXPECT_EQ(check_placeholders("{tls_cert} {tls_key} {tls_ca}", kStartPlaceholders), "");
+  EXPECT_NE(check_placeholders("{tls_cert}", kBuildPlaceholders).find("not available here"),
+            std::string::npos);
+  EXPECT_NE(check_placeholders("{nope}", kStartPlaceholders).find("{tls_cert} {tls_key} {tls_ca}"),
+            std::string::npos);
 }
 
 TEST(CheckPlaceholders, NamesAnUnknownOne) {

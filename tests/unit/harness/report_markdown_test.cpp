@@ -83,9 +83,9 @@ Warnings:
 
 ## Scenario
 
-| workload | request | mode | loader |
-|---|---|---|---|
-| hello | GET / | closed | ringside |
+| workload | request | protocol | mode | loader |
+|---|---|---|---|---|
+| hello | GET / | http | closed | ringside |
 
 Run it again with `ringside compare scenarios/tiny.toml`.
 )md";

@@ -177,6 +177,32 @@ TEST(ReportText, FairnessWarningsStandUnderTheVerdict) {
   EXPECT_LT(second, text.find("hello (GET /)")) << "before the tables";
 }
 
+// An https workload says so beside its request; a contestant that does not serve https is listed
+// with the workload it was not given and why, in the terminal and in report.md alike.
+TEST(ReportText, HttpsWorkloadsAndTheContestantsThatSkippedThem) {
+  RunResults results;
+  results.baseline = "ringside";
+  results.workloads.push_back(
+      {"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kWrk, Protocol::kHttps});
+  ContestantResult nginx;
+  nginx.name = "nginx";
+  results.contestants.push_back(nginx);
+  ContestantResult floor;
+  floor.name = "floor";
+  floor.skipped_workloads = {{"hello", "does not serve https (its manifest's protocols: http)"}};
+  results.contestants.push_back(floor);
+  results.points.push_back(closed_point("nginx", 50000));
+  const std::string text = render_text_report(results);
+  EXPECT_NE(text.find("hello (GET / over https)\n"), std::string::npos) << text;
+  EXPECT_NE(text.find("  floor: skipped hello: does not serve https (its manifest's protocols: http)\n"),
+            std::string::npos)
+      << text;
+  const std::string markdown = render_markdown(results);
+  EXPECT_NE(markdown.find("## hello: GET / over https\n"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("floor skipped hello: does not serve https"), std::string::npos) << markdown;
+  EXPECT_NE(markdown.find("| hello | GET / | https | closed | wrk |"), std::string::npos) << markdown;
+}
+
 TEST(ReportText, ShortNumbers) {
   EXPECT_EQ(short_rate(845), "845");
   EXPECT_EQ(short_rate(12345), "12.3k");

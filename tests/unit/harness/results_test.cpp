@@ -16,6 +16,8 @@ RunResults sample() {
   results.machine.cores = 2;
   results.machine.warnings = {"server and loader share core 0"};
   results.workloads.push_back({"hello", "GET", "/", LoadMode::kClosed, LoaderKind::kRingside});
+  results.workloads.push_back(
+      {"tls", "GET", "/", LoadMode::kClosed, LoaderKind::kWrk, Protocol::kHttps});
   results.load_engine = "ssh";
   results.server_address = "10.0.0.10";
   results.load_hosts = {{"gen1", "root@10.0.0.21", "/tmp/ringside-x", 0.0003, 0.0012}};
@@ -23,6 +25,7 @@ RunResults sample() {
   contestant.name = "nginx";
   contestant.rss_idle_kib = 1900;
   contestant.warnings = {{"listen-backlog", "the listen backlog of port 8080 is 5"}};
+  contestant.skipped_workloads = {{"tls", "does not serve https (its manifest's protocols: http)"}};
   results.contestants.push_back(contestant);
   PointResult point;
   point.workload = "hello";
@@ -89,6 +92,30 @@ TEST(Results, RoundTripsThroughJson) {
   EXPECT_DOUBLE_EQ(g.start_late_s, 0.0001);
   EXPECT_EQ(g.threads, 2u);
   EXPECT_DOUBLE_EQ(g.cpu_share, 0.125);
+}
+
+TEST(Results, WorkloadsSayTheirProtocolAndContestantsWhatTheySkipped) {
+  const RunResults again = from_json_text(to_json_text(sample()));
+  ASSERT_EQ(again.workloads.size(), 2u);
+  EXPECT_EQ(again.workloads[0].protocol, Protocol::kHttp);
+  EXPECT_EQ(again.workloads[1].protocol, Protocol::kHttps);
+  ASSERT_EQ(again.contestants.at(0).skipped_workloads.size(), 1u);
+  EXPECT_EQ(again.contestants[0].skipped_workloads[0].workload, "tls");
+  EXPECT_EQ(again.contestants[0].skipped_workloads[0].reason,
+            "does not serve https (its manifest's protocols: http)");
+  // Files written before https workloads have neither: every workload was http.
+  std::string text = to_json_text(sample());
+  for (const std::string field : {",\n      \"protocol\": \"http\"", ",\n      \"protocol\": \"https\""}) {
+    const std::size_t at = text.find(field);
+    ASSERT_NE(at, std::string::npos) << field << "\n" << text;
+    text.erase(at, field.size());
+  }
+  const std::size_t skipped = text.find(",\n      \"skipped_workloads\"");
+  ASSERT_NE(skipped, std::string::npos);
+  text.erase(skipped, text.find(']', skipped) + 1 - skipped);
+  const RunResults old = from_json_text(text);
+  EXPECT_EQ(old.workloads.at(1).protocol, Protocol::kHttp);
+  EXPECT_TRUE(old.contestants.at(0).skipped_workloads.empty());
 }
 
 TEST(Results, UnmeasuredIsNullInJson) {

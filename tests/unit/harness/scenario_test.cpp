@@ -39,6 +39,41 @@ TEST(Scenario, EveryFieldHasADefault) {
   EXPECT_EQ(w.loader, LoaderKind::kRingside);
   EXPECT_EQ(w.pipeline, 1u);
   EXPECT_TRUE(w.keep_alive);
+  EXPECT_EQ(w.protocol, Protocol::kHttp);
+  EXPECT_EQ(scenario.tls_key, TlsKey::kEcdsaP256);
+  EXPECT_FALSE(scenario.uses(Protocol::kHttps));
+}
+
+TEST(Scenario, HttpsWorkloadsAndTheirKey) {
+  const Scenario s = parse_scenario(R"(
+tls_key = "rsa2048"
+[[workload]]
+name = "plain"
+[[workload]]
+name = "tls"
+protocol = "https"
+keep_alive = false
+)", "s.toml");
+  ASSERT_EQ(s.workloads.size(), 2u);
+  EXPECT_EQ(s.workloads[0].protocol, Protocol::kHttp);
+  EXPECT_EQ(s.workloads[1].protocol, Protocol::kHttps);
+  EXPECT_EQ(s.tls_key, TlsKey::kRsa2048);
+  EXPECT_TRUE(s.uses(Protocol::kHttp));
+  EXPECT_TRUE(s.uses(Protocol::kHttps));
+  EXPECT_EQ(parse_scenario("tls_key = \"ecdsa-p256\"\n[[workload]]\nname = \"a\"\nprotocol = \"http\"\n",
+                           "s.toml").tls_key,
+            TlsKey::kEcdsaP256);
+}
+
+TEST(Scenario, BadProtocolOrKeyNamesTheField) {
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\n[[workload]]\nname = \"b\"\nprotocol = \"h2\"\n"),
+            "s.toml:5: field 'workload[1].protocol': must be \"http\" (plain HTTP/1.1) or \"https\" "
+            "(HTTP/1.1 over TLS, with the run's throwaway certificate), not \"h2\"");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = 443\n"),
+            "s.toml:3: field 'workload[0].protocol': must be a string, not an integer");
+  EXPECT_EQ(error_of("tls_key = \"rsa4096\"\n[[workload]]\nname = \"a\"\n"),
+            "s.toml:1: field 'tls_key': must be \"ecdsa-p256\" (the default) or \"rsa2048\": the key "
+            "of the run's throwaway server certificate, not \"rsa4096\"");
 }
 
 TEST(Scenario, ReadsEveryField) {
@@ -95,7 +130,7 @@ TEST(Scenario, ErrorsNameFileLineAndField) {
             "s.toml:2: field 'roundz': unknown field (known: name, description, contestants, "
             "baseline, rounds, min_rounds, max_rounds, target, confidence, time_budget, warmup, "
             "duration, settle, server_cpus, load_cpus, threads, database, equal_load, "
-            "equal_load_fraction, load, workload)");
+            "equal_load_fraction, tls_key, load, workload)");
   EXPECT_EQ(error_of("duration = \"5 parsecs\"\n[[workload]]\nname = \"a\"\n"),
             "s.toml:1: field 'duration': must be a duration such as \"500ms\", \"2s\" or \"1m\", "
             "at least 1ms and at most 24h (got \"5 parsecs\")");
