@@ -31,9 +31,10 @@ constexpr std::array<std::string_view, 8> kLoadFields = {
     "engine", "hosts", "inventory", "group", "ssh_options", "server_address", "remote_binary",
     "start_lead"};
 
-constexpr std::array<std::string_view, 14> kWorkloadFields = {
+constexpr std::array<std::string_view, 15> kWorkloadFields = {
     "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
-    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline",    "protocol"};
+    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline",    "protocol",
+    "tls_resume"};
 
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
@@ -225,6 +226,13 @@ Workload read_workload(const toml::table& table, const std::string& source, std:
     reader.fail("pipeline", "pipelining needs keep_alive = true");
   }
   read_protocol(reader, workload);
+  workload.tls_resume = reader.number("tls_resume", 0, 1, "from 0 to 1").value_or(0);
+  if (workload.tls_resume > 0 && workload.protocol != Protocol::kHttps) {
+    reader.fail("tls_resume", "resuming TLS sessions needs protocol = \"https\"");
+  }
+  if (workload.tls_resume > 0 && workload.loader != LoaderKind::kRingside) {
+    reader.fail("tls_resume", "only ringside load can be told to resume sessions (loader = \"ringside\")");
+  }
   return workload;
 }
 

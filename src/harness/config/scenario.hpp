@@ -37,6 +37,10 @@ struct Workload {
   bool keep_alive = true;
   unsigned pipeline = 1;
   Protocol protocol = Protocol::kHttp;  // https: over TLS, with the run's throwaway certificate
+  // https: the share of new connections that offer the last session to resume (ringside load's
+  // --tls-resume; 0: a full handshake every time). Only ringside load (in-process or on load
+  // hosts) can be asked; external loaders do what they do (docs/loaders.md).
+  double tls_resume = 0;
 };
 
 enum class DatabaseKind { kTemp, kNone, kUrl };

@@ -508,6 +508,10 @@ std::string LoadHosts::command_for(const LoadHost& host, const RemotePoint& poin
     args.push_back(std::to_string(point.pipeline));
   }
   if (!point.keep_alive) args.push_back("--no-keepalive");
+  if (point.tls_resume > 0) {
+    args.push_back("--tls-resume");
+    args.push_back(number_text(point.tls_resume));
+  }
   args.push_back("-m");
   args.push_back(point.method);
   for (const std::string& header : point.headers) {

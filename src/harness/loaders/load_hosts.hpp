@@ -37,6 +37,7 @@ struct RemotePoint {
   unsigned threads = 1;           // per host
   unsigned pipeline = 1;
   bool keep_alive = true;
+  double tls_resume = 0;  // --tls-resume (https)
   double rate = 0;                // 0: closed
   double duration_s = 0;          // 0 with requests
   std::uint64_t requests = 0;

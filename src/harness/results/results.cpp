@@ -285,6 +285,7 @@ json workloads_json(const std::vector<WorkloadInfo>& workloads) {
                     {"mode", std::string(mode_name(w.mode))},
                     {"loader", std::string(loader_name(w.loader))},
                     {"protocol", std::string(protocol_name(w.protocol))}});
+    if (w.protocol == Protocol::kHttps) list.back()["tls_resume"] = w.tls_resume;
   }
   return list;
 }
@@ -298,7 +299,8 @@ std::vector<WorkloadInfo> workloads_of(const json& list) {
                          kind_of(w, "mode", mode_from_name, LoadMode::kClosed),
                          kind_of(w, "loader", loader_from_name, LoaderKind::kRingside),
                          // absent in files written before https workloads: all were http
-                         kind_of(w, "protocol", protocol_from_name, Protocol::kHttp)});
+                         kind_of(w, "protocol", protocol_from_name, Protocol::kHttp),
+                         value_of<double>(w, "tls_resume", 0.0)});
   }
   return workloads;
 }

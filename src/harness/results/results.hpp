@@ -230,6 +230,7 @@ struct WorkloadInfo {
   LoadMode mode = LoadMode::kClosed;
   LoaderKind loader = LoaderKind::kRingside;
   Protocol protocol = Protocol::kHttp;
+  double tls_resume = 0;  // https: the share of new connections that offered to resume
 };
 
 struct RunResults {

@@ -895,7 +895,8 @@ void Engine::describe_run() {
   results_.baseline = scenario_.baseline;
   for (const Workload& workload : scenario_.workloads) {
     results_.workloads.push_back(
-        {workload.name, workload.method, workload.path, workload.mode, workload.loader, workload.protocol});
+        {workload.name, workload.method, workload.path, workload.mode, workload.loader, workload.protocol,
+         workload.tls_resume});
   }
   server_cpus_ = parse_cpu_list(scenario_.server_cpus).value_or(std::vector<int>{});
   load_cpus_ = parse_cpu_list(scenario_.load_cpus).value_or(std::vector<int>{});

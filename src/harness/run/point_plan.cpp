@@ -20,6 +20,7 @@ PointLoad point_load(const PointPlan& plan, const Scenario& scenario, int port) 
   load.threads = workload.loader_threads;
   load.pipeline = workload.pipeline;
   load.keep_alive = workload.keep_alive;
+  load.tls_resume = workload.tls_resume;
   load.rate = plan.offered_rate();
   load.requests = workload.requests;
   load.duration_s = workload.requests > 0 ? 0 : plan.duration_s;

@@ -45,6 +45,7 @@ struct PointLoad {
   unsigned threads = 1;               // the loader's (per host, for load hosts)
   unsigned pipeline = 1;
   bool keep_alive = true;
+  double tls_resume = 0;              // ringside load's --tls-resume (https only)
   double rate = 0;                    // 0: closed
   std::uint64_t requests = 0;         // > 0: count mode, and duration_s is 0
   double duration_s = 0;

@@ -21,6 +21,7 @@ RemotePoint remote_point(const PointLoad& load) {
   point.threads = load.threads;
   point.pipeline = load.pipeline;
   point.keep_alive = load.keep_alive;
+  point.tls_resume = load.tls_resume;
   point.rate = load.rate;
   point.requests = load.requests;
   point.duration_s = load.duration_s;

@@ -76,6 +76,22 @@ TEST(Scenario, BadProtocolOrKeyNamesTheField) {
             "of the run's throwaway server certificate, not \"rsa4096\"");
 }
 
+TEST(Scenario, TlsResumeIsAShareForRingsideLoadOverHttps) {
+  const Scenario s = parse_scenario(
+      "[[workload]]\nname = \"a\"\nprotocol = \"https\"\n"
+      "[[workload]]\nname = \"b\"\nprotocol = \"https\"\nkeep_alive = false\ntls_resume = 0.25\n",
+      "s.toml");
+  EXPECT_EQ(s.workloads[0].tls_resume, 0.0);
+  EXPECT_EQ(s.workloads[1].tls_resume, 0.25);
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\ntls_resume = 1\n"),
+            "s.toml:3: field 'workload[0].tls_resume': resuming TLS sessions needs protocol = \"https\"");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = \"https\"\ntls_resume = 1.5\n"),
+            "s.toml:4: field 'workload[0].tls_resume': must be from 0 to 1");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = \"https\"\nloader = \"wrk\"\ntls_resume = 1\n"),
+            "s.toml:5: field 'workload[0].tls_resume': only ringside load can be told to resume "
+            "sessions (loader = \"ringside\")");
+}
+
 TEST(Scenario, ReadsEveryField) {
   const Scenario s = parse_scenario(R"(
 name = "tiny"
