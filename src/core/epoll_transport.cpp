@@ -5,6 +5,7 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/iovec_bytes.hpp"
 #include "core/socket.hpp"
 
 namespace ringside::core {
@@ -13,12 +14,6 @@ namespace {
 constexpr IoEvents kEverything = kReadable | kWritable | kEdgeTriggered;
 
 bool would_block(int error) { return error == EAGAIN || error == EWOULDBLOCK; }
-
-std::size_t total_bytes(std::span<const iovec> parts) {
-  std::size_t total = 0;
-  for (const iovec& part : parts) total += part.iov_len;
-  return total;
-}
 
 }  // namespace
 
@@ -205,16 +200,7 @@ void EpollTransport::keep_unsent(std::span<const iovec> parts, std::size_t sent)
     pending_len_ -= pending_sent_;
     pending_sent_ = 0;
   }
-  for (const iovec& part : parts) {
-    if (sent >= part.iov_len) {
-      sent -= part.iov_len;
-      continue;
-    }
-    const std::size_t take = part.iov_len - sent;
-    std::memcpy(pending_ + pending_len_, static_cast<const char*>(part.iov_base) + sent, take);
-    pending_len_ += static_cast<std::uint32_t>(take);
-    sent = 0;
-  }
+  pending_len_ += static_cast<std::uint32_t>(copy_after(parts, sent, pending_ + pending_len_));
 }
 
 void EpollTransport::flush_pending() {

@@ -8,6 +8,8 @@
 #include <cerrno>
 #include <cstring>
 
+#include "core/iovec_bytes.hpp"
+
 namespace ringside::core {
 namespace {
 
@@ -30,11 +32,6 @@ std::string openssl_reason(int ssl_error) {
   }
 }
 
-std::size_t total_bytes(std::span<const iovec> parts) {
-  std::size_t total = 0;
-  for (const iovec& part : parts) total += part.iov_len;
-  return total;
-}
 
 }  // namespace
 
@@ -312,16 +309,7 @@ void TlsLayer::keep_unsent(std::span<const iovec> parts, std::size_t skip) {
     unsent_len_ -= unsent_done_;
     unsent_done_ = 0;
   }
-  for (const iovec& part : parts) {
-    if (skip >= part.iov_len) {
-      skip -= part.iov_len;
-      continue;
-    }
-    const std::size_t take = part.iov_len - skip;
-    std::memcpy(unsent_ + unsent_len_, static_cast<const char*>(part.iov_base) + skip, take);
-    unsent_len_ += static_cast<std::uint32_t>(take);
-    skip = 0;
-  }
+  unsent_len_ += static_cast<std::uint32_t>(copy_after(parts, skip, unsent_ + unsent_len_));
 }
 
 WriteResult TlsLayer::write(std::span<const iovec> parts) {
