@@ -47,3 +47,14 @@ def tls_client_report(child, timeout):
 
 def probe_p99_ms(report):
     return report["latency_us"]["p99"] / 1000.0
+
+
+def quiet_tls_probe(ctx, result, port, seconds, rate, when):
+    """The TLS probe alone (before or after an attack); returns its p99 in ms, and records a
+    failure if it lost requests."""
+    report = tls_client_report(start_tls_probe(ctx, port, seconds, rate,
+                                               name=f"probe-quiet-{when}"), seconds + 30)
+    result.expect(report["errors"] == 0 and report["completed"] == report["requests"],
+                  f"the quiet TLS probe ({when}) without errors: {report['completed']} of "
+                  f"{report['requests']} answered, {report['error_samples']}")
+    return probe_p99_ms(report)

@@ -21,7 +21,8 @@ is larger, with no failed request. The attacker shares the probe's core at nice 
 latency measures the server, not its own client starved (as slowhttptest in attack 2)."""
 import sys
 
-from ..background_load import (TLS_CLIENTS, probe_p99_ms, start_tls_probe, tls_client_report)
+from ..background_load import (TLS_CLIENTS, probe_p99_ms, quiet_tls_probe, start_tls_probe,
+                               tls_client_report)
 from ..framework import fd_count, status_kb, wait_until
 from ..tls_clients import TlsSession, client_context
 
@@ -63,13 +64,8 @@ def warm_up(server, count=8):
 
 
 def quiet_probe(ctx, result, server, seconds, when):
-    """The probe alone; returns its p99 (ms) and records it as quiet_{when}_p99_ms."""
-    report = tls_client_report(start_tls_probe(ctx, server.tls_port, seconds, PROBE_RATE,
-                                               name=f"probe-quiet-{when}"), seconds + 30)
-    p99 = probe_p99_ms(report)
+    p99 = quiet_tls_probe(ctx, result, server.tls_port, seconds, PROBE_RATE, when)
     result.figure(f"quiet_{when}_p99_ms", round(p99, 2))
-    result.expect(report["errors"] == 0 and report["completed"] == report["requests"],
-                  f"the quiet probe ({when}) without errors: {report['error_samples']}")
     return p99
 
 
