@@ -9,6 +9,7 @@ Regressions for defects once found stay in the corpus with the rest.
     fuzz/make_tls_connection_corpus.py   # rewrites corpus/tls_connection next to this script
 """
 
+import base64
 import pathlib
 import shutil
 
@@ -164,6 +165,18 @@ SEEDS.update({
                                    + bytes([RENEGOTIATE]) + exchange() + exchange() + run(),
     "tls13_ccs_injected": TLS13 + send() + run() + read() + inject(b"\x14\x03\x03\x00\x01\x01")
                           + handshake() + request(get()) + exchange(),
+})
+
+# Found by libFuzzer (its first 5-minute run): a close_notify right after a KeyUpdate that asks
+# for one. Reading both, OpenSSL wrote the server's KeyUpdate into the BIO pair; the connection
+# heard of the close_notify before that output left, saw write_pending(), and waited for an
+# on_drained() that never came (nothing of its own had been kept), so it stayed open until its
+# idle timer. Kept byte for byte, and as a script.
+SEEDS.update({
+    "fuzz_close_notify_after_key_update": base64.b64decode("AAJBAAsDAAAWFtgvAABQv/8="),
+    "tls13_close_notify_after_key_update": TLS13 + send() + run() + read()
+                                           + bytes([KEYUPDATE]) * 2 + bytes([NOTIFY]) + send()
+                                           + inject(b"\xff"),
 })
 
 
