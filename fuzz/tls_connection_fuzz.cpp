@@ -240,10 +240,6 @@ class Client {
     std::size_t length;  // of the body
     unsigned char type;
   };
-  struct Corruption {
-    std::size_t offset;
-    bool in_application_body;  // a flip inside a type-23 record's body
-  };
 
   void request(std::span<const char> plaintext) {
     queued_.append(plaintext.data(), plaintext.size());
@@ -262,12 +258,12 @@ class Client {
     if (unsent() == 0) return;
     const std::size_t at = sent_ + position % unsent();
     stream_[at] = static_cast<char>(stream_[at] ^ (mask == 0 ? 1 : mask));
-    corruptions_.push_back({at, in_application_body(at)});
   }
   void inject(std::span<const char> bytes) {
     if (bytes.empty()) return;
-    corruptions_.push_back({stream_.size(), false});
+    injections_.push_back(stream_.size());
     stream_.append(bytes.data(), bytes.size());
+    genuine_.append(bytes.data(), bytes.size());
   }
   void close_notify() {
     if (failed_ || !handshake_done_) return;
@@ -307,18 +303,16 @@ class Client {
     }
     return out;
   }
-  [[nodiscard]] bool corrupted() const { return !corruptions_.empty(); }
+  [[nodiscard]] bool corrupted() const { return first_corruption() < stream_.size(); }
   // A type-23 record with a flipped body byte reached the socket whole, and no corruption comes
   // before it in the stream: the server has read genuine records up to it and must refuse it.
   [[nodiscard]] bool bad_record_delivered() const {
-    if (corruptions_.empty()) return false;
-    const Corruption first = *std::min_element(
-        corruptions_.begin(), corruptions_.end(),
-        [](const Corruption& a, const Corruption& b) { return a.offset < b.offset; });
-    if (!first.in_application_body) return false;
+    const std::size_t first = first_corruption();
+    if (first == stream_.size() || stream_[first] == genuine_[first]) return false;  // injected
     for (const Record& record : records_) {
-      if (first.offset >= record.start && first.offset < record.start + kRecordHeader + record.length) {
-        return sent_ >= record.start + kRecordHeader + record.length;
+      const std::size_t end = record.start + kRecordHeader + record.length;
+      if (first >= record.start + kRecordHeader && first < end) {
+        return record.type == kApplicationData && sent_ >= end;
       }
     }
     return false;
@@ -330,13 +324,13 @@ class Client {
   [[nodiscard]] bool handshake_done() const { return handshake_done_; }
 
  private:
-  bool in_application_body(std::size_t at) const {
-    for (const Record& record : records_) {
-      if (at >= record.start + kRecordHeader && at < record.start + kRecordHeader + record.length) {
-        return record.type == kApplicationData;
-      }
-    }
-    return false;
+  // Where the stream first differs from what the client wrote (a flipped byte that stayed
+  // flipped: two flips of one bit undo each other) or holds injected bytes; its size if nowhere.
+  std::size_t first_corruption() const {
+    const auto differ = std::mismatch(stream_.begin(), stream_.end(), genuine_.begin());
+    std::size_t first = static_cast<std::size_t>(differ.first - stream_.begin());
+    if (!injections_.empty()) first = std::min(first, injections_.front());
+    return first;
   }
 
   // Handshake, then the queued requests and the server's records; new output to the stream.
@@ -413,6 +407,7 @@ class Client {
       pos += kRecordHeader + body;
     }
     stream_.append(data, static_cast<std::size_t>(length));
+    genuine_.append(data, static_cast<std::size_t>(length));
     (void)BIO_reset(out_);
   }
 
@@ -426,10 +421,11 @@ class Client {
   bool renegotiated_ = false;
   std::size_t record_size_ = 16384;
   std::string queued_;  // plaintext waiting for the handshake
-  std::string stream_;  // every ciphertext byte meant for the socket, in order
+  std::string stream_;   // every ciphertext byte meant for the socket, in order
+  std::string genuine_;  // the same before any flip
   std::size_t sent_ = 0;
   std::vector<Record> records_;
-  std::vector<Corruption> corruptions_;
+  std::vector<std::size_t> injections_;  // where injected bytes begin, in stream order
   std::vector<std::pair<std::size_t, std::string>> writes_;  // (stream end, plaintext)
   std::string received_;
 };
