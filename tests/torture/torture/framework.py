@@ -301,6 +301,24 @@ def cpu_ns(pid):
     return total
 
 
+def kernel_drops():
+    """Machine-wide: (packets the kernel dropped at its input backlog, TCP retransmission
+    timeouts) so far. On loopback a dropped segment waits for a retransmission timeout (200 ms
+    and up): a latency step no server caused, seen on this shared machine under builds."""
+    backlog = 0
+    with open("/proc/net/softnet_stat") as f:
+        for line in f:
+            backlog += int(line.split()[1], 16)
+    timeouts = 0
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            fields = dict(zip(names.split()[1:], values.split()[1:]))
+            timeouts = int(fields.get("TCPTimeouts", 0))
+    return backlog, timeouts
+
+
 def fd_count(pid):
     try:
         return len(os.listdir(f"/proc/{pid}/fd"))

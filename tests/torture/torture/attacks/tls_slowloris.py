@@ -23,7 +23,7 @@ import sys
 
 from ..background_load import (TLS_CLIENTS, probe_p99_ms, quiet_tls_probe, start_tls_probe,
                                tls_client_report)
-from ..framework import fd_count, status_kb, wait_until
+from ..framework import fd_count, kernel_drops, status_kb, wait_until
 from ..tls_clients import TlsSession, client_context
 
 NUMBER = 11
@@ -80,6 +80,7 @@ def attack_kind(ctx, server, kind, connections, seconds, baseline):
                           "--wait-s", TIMEOUT_S + 10],
                          name=f"slowloris-{kind}", core=ctx.load_core)
     peak = {"fds": baseline["fds"], "rss": baseline["rss"]}
+    drops_before = kernel_drops()
 
     def sample():
         peak["fds"] = max(peak["fds"], fd_count(server.pid))
@@ -89,6 +90,7 @@ def attack_kind(ctx, server, kind, connections, seconds, baseline):
     wait_until(sample, seconds + TIMEOUT_S + 40, interval=0.05)
     slow = tls_client_report(attacker, 10)
     beside = tls_client_report(probe, 30)
+    beside["kernel_drops"] = [after - before for after, before in zip(kernel_drops(), drops_before)]
     return beside, slow, peak["fds"], peak["rss"]
 
 
@@ -163,7 +165,8 @@ def run(ctx, result):
         result.expect(p99 <= bound_ms,
                       f"{kind}: the TLS probe's p99 within {factor:g}x its quiet {quiet_p99:.2f} ms "
                       f"or under {floor_ms:g} ms, it was {p99:.2f} ms (slowest [s into the run, "
-                      f"ms]: {probe['slowest']})")
+                      f"ms]: {probe['slowest']}; machine-wide meanwhile, packets dropped at the "
+                      f"kernel's backlog and TCP retransmission timeouts: {probe['kernel_drops']})")
     returned = wait_until(lambda: fd_count(server.pid) <= fds_before + FD_MARGIN, 10)
     fds_after = fd_count(server.pid)
     session = TlsSession(server.tls_port, client_context()).handshake()
