@@ -24,8 +24,6 @@ import time
 
 HOST = "127.0.0.1"
 REQUEST = b"GET / HTTP/1.1\r\nHost: localhost\r\n\r\n"
-# Handshake record header: content type 22, the legacy version TLS 1.0 a ClientHello's record uses.
-HANDSHAKE_RECORD = b"\x16\x03\x01"
 
 
 def client_context(maximum=None, minimum=None):
@@ -281,7 +279,7 @@ def slowloris(port, kind, connections, rate, seconds, round_s, wait_s):
     """A round of `connections` slow connections (opened at `rate` a second, as slowhttptest's
     -r) every round_s for `seconds`; then waits up to wait_s for the server to close what is still
     open. Each lifetime is from the connect to the server's close."""
-    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    _, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
     resource.setrlimit(resource.RLIMIT_NOFILE, (hard, hard))
     # A few real ClientHellos, reused: the server does a handshake's work for each all the same.
     hellos = [client_hello(client_context()) for _ in range(8)]
