@@ -50,10 +50,8 @@
 #include <string>
 #include <vector>
 
-#include "http/chunked_decoder.hpp"
-#include "http/request_error.hpp"
-#include "http/request_parser.hpp"
-#include "http/response_parser.hpp"
+#include "connection_checks.hpp"
+#include "http/out_buffer.hpp"
 #include "server/config.hpp"
 #include "server/connection.hpp"
 #include "server/hello_routes.hpp"
@@ -63,6 +61,8 @@
 namespace {
 
 using namespace ringside;
+using fuzz::check;
+using fuzz::fail;
 
 constexpr std::uint64_t kMaxBody = 4 * 1024;
 constexpr int kMaxSettleTurns = 20000;  // a livelock, not a slow pipeline, if ever reached
@@ -82,15 +82,6 @@ enum class Op : std::uint8_t {
   kAnswer,  // answer one parked request (route /p parks every request it gets)
   kCount
 };
-
-[[noreturn]] void fail(const char* invariant) {
-  std::fprintf(stderr, "connection_fuzz: invariant broken: %s\n", invariant);
-  std::abort();
-}
-
-void check(bool ok, const char* invariant) {
-  if (!ok) fail(invariant);
-}
 
 const server::ServerConfig& fuzz_config() {
   static const server::ServerConfig config = [] {
@@ -144,116 +135,6 @@ class Owner final : public server::ConnectionOwner {
   bool released = false;
 };
 
-class Script {
- public:
-  explicit Script(std::span<const std::uint8_t> bytes) : bytes_(bytes) {}
-  [[nodiscard]] bool done() const { return pos_ >= bytes_.size(); }
-  std::uint8_t u8() { return done() ? 0 : bytes_[pos_++]; }
-  std::uint16_t u16() {
-    const std::uint16_t high = u8();
-    return static_cast<std::uint16_t>(high << 8 | u8());
-  }
-  // Up to `n` bytes: a length running past the end takes what is left.
-  std::span<const char> take(std::size_t n) {
-    n = std::min(n, bytes_.size() - pos_);
-    auto out = bytes_.subspan(pos_, n);
-    pos_ += n;
-    return {reinterpret_cast<const char*>(out.data()), out.size()};
-  }
-
- private:
-  std::span<const std::uint8_t> bytes_;
-  std::size_t pos_ = 0;
-};
-
-// What the client's bytes ask for, parsed as the server parses them.
-struct SentRequests {
-  std::size_t heads = 0;     // complete request heads
-  std::size_t complete = 0;  // heads whose body is complete too
-  std::vector<bool> is_head_method;
-};
-
-SentRequests parse_sent(std::span<const char> sent) {
-  SentRequests out;
-  http::Request request;
-  std::size_t pos = 0;
-  while (pos < sent.size()) {
-    http::ParseResult r = http::parse_request(sent.subspan(pos), request);
-    if (r.status != http::ParseStatus::kComplete) break;
-    ++out.heads;
-    out.is_head_method.push_back(request.method == http::Method::kHead);
-    pos += r.consumed;
-    if (request.framing == http::BodyFraming::kContentLength) {
-      if (request.content_length > kMaxBody || request.content_length > sent.size() - pos) break;
-      pos += static_cast<std::size_t>(request.content_length);
-    } else if (request.framing == http::BodyFraming::kChunked) {
-      http::ChunkedDecoder decoder(kMaxBody);
-      auto body = decoder.feed(sent.subspan(pos));
-      if (body.error != http::RequestError::kNone || !body.done) break;
-      pos += body.consumed;
-    }
-    ++out.complete;
-  }
-  return out;
-}
-
-// Statuses the connection writes itself for a refused request (always with a body, even to HEAD).
-bool is_request_error_status(std::uint16_t status) {
-  for (int e = 1; e <= static_cast<int>(http::RequestError::kHeaderTimeout); ++e) {
-    if (static_cast<std::uint16_t>(http::describe(static_cast<http::RequestError>(e)).status) ==
-        status) {
-      return true;
-    }
-  }
-  return false;
-}
-
-struct ReceivedResponses {
-  std::size_t finals = 0;
-  bool ended_with_close = false;  // the last final response said "Connection: close"
-  bool truncated = false;
-};
-
-ReceivedResponses parse_received(std::span<const char> received, const SentRequests& sent,
-                                 bool may_be_truncated) {
-  ReceivedResponses out;
-  std::size_t pos = 0;
-  while (pos < received.size()) {
-    check(!out.ended_with_close, "bytes after a Connection: close response");
-    auto rest = received.subspan(pos);
-    http::Response response;
-    http::ResponseParseResult head = http::parse_response_head(rest, response);
-    if (head.status == http::ParseStatus::kPartial) {
-      check(may_be_truncated, "response head cut short");
-      out.truncated = true;
-      break;
-    }
-    check(head.status == http::ParseStatus::kComplete, "response head does not parse");
-    if (response.is_interim()) {
-      check(response.status == 100, "interim response other than 100 Continue");
-      pos += head.consumed;
-      continue;
-    }
-    const bool to_head = out.finals < sent.is_head_method.size() &&
-                         sent.is_head_method[out.finals] &&
-                         !is_request_error_status(response.status);
-    if (to_head) head = http::parse_response_head(rest, response, {.request_was_head = true});
-    check(!response.body_until_close, "response without Content-Length");
-    http::ResponseBodyReader body(response);
-    auto result = body.feed(rest.subspan(head.consumed));
-    check(result.error == http::ResponseError::kNone, "response body does not parse");
-    if (!result.done) {
-      check(may_be_truncated, "response body cut short");
-      out.truncated = true;
-      break;
-    }
-    pos += head.consumed + result.consumed;
-    ++out.finals;
-    out.ended_with_close = !response.keep_alive;
-  }
-  return out;
-}
-
 class Session {
  public:
   Session() : ctx_(std::make_unique<server::WorkerContext>(fuzz_config(), hello_router())) {
@@ -275,7 +156,7 @@ class Session {
     connection_.close();  // only reached open when an invariant is about to abort anyway
   }
 
-  void step(Script& script) {
+  void step(fuzz::Script& script) {
     switch (static_cast<Op>(script.u8() % static_cast<std::uint8_t>(Op::kCount))) {
       case Op::kWrite:
         client_write(script.take(script.u16()));
@@ -323,9 +204,9 @@ class Session {
       fail("client sent FIN and the server has nothing to send, but the connection stays open");
     }
     settle(true);
-    const SentRequests sent = parse_sent(sent_);
-    const ReceivedResponses received =
-        parse_received(received_, sent, client_closed_ || closed_by_timer_);
+    const fuzz::SentRequests sent = fuzz::parse_sent(sent_, kMaxBody);
+    const fuzz::ReceivedResponses received =
+        fuzz::parse_received(received_, sent, client_closed_ || closed_by_timer_);
     if (std::getenv("CONNECTION_FUZZ_VERBOSE") != nullptr) {
       std::fprintf(
           stderr,
@@ -448,7 +329,7 @@ class Session {
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
-  Script script({data, size});
+  fuzz::Script script({data, size});
   Session session;
   while (!script.done()) session.step(script);
   session.finish();

@@ -229,36 +229,44 @@ bool TlsLayer::pump() {
     std::size_t got = 0;
     ERR_clear_error();
     const int result = SSL_read_ex(ssl_, space.data(), space.size(), &got);
-    if (result == 1) {
-      in_pump_ = false;
-      handler_->on_data(space.first(got));
-      if (replaced(generation)) return false;
-      in_pump_ = true;
-      continue;
-    }
-    const int error = SSL_get_error(ssl_, result);
+    const int error = result == 1 ? SSL_ERROR_NONE : SSL_get_error(ssl_, result);
     if (error == SSL_ERROR_WANT_READ || error == SSL_ERROR_WANT_WRITE) break;
     in_pump_ = false;
+    if (error != SSL_ERROR_NONE && error != SSL_ERROR_ZERO_RETURN) {
+      fail(error);
+      return false;
+    }
+    if (!flush_before_handler()) return false;
     if (error == SSL_ERROR_ZERO_RETURN) {  // the peer's close_notify
       eof_delivered_ = true;
       handler_->on_peer_closed();
       return !replaced(generation);
     }
-    fail(error);
-    return false;
+    handler_->on_data(space.first(got));
+    if (replaced(generation)) return false;
+    in_pump_ = true;
   }
   in_pump_ = false;
   // Reading may have produced output of its own (an alert, a KeyUpdate's answer, tickets).
-  if (!flush_output()) {
-    on_error(errno);
-    return false;
-  }
+  if (!flush_before_handler()) return false;
   if (socket_eof_ && reading_ && !eof_delivered_ && handshake_done_ && SSL_pending(ssl_) == 0 &&
       BIO_ctrl_wpending(network_) == 0) {
     eof_delivered_ = true;
     handler_->on_peer_closed();
     return !replaced(generation);
   }
+  return true;
+}
+
+bool TlsLayer::flush_before_handler() {
+  if (!flush_output()) {
+    on_error(errno);
+    return false;
+  }
+  // The handler reads write_pending() as "my output waits" and then waits for on_drained(): when
+  // OpenSSL's own output (a KeyUpdate's answer, written while reading) is what still waits, the
+  // handler is owed that call all the same, or it waits for it until a timer ends the connection.
+  if (write_pending()) owe_drained_ = true;
   return true;
 }
 

@@ -95,6 +95,9 @@ class TlsLayer final : private TransportHandler {
   // Hands the pair's ciphertext to the socket while it takes it; false on a socket failure
   // (errno set).
   bool flush_output();
+  // The same before a handler callback, with on_drained() owed if output still waits; false
+  // (on_error given) on a socket failure.
+  bool flush_before_handler();
   // Encrypts `bytes`; returns how many were taken before the pair filled.
   bool encrypt(const char* data, std::size_t length, std::size_t& taken);
   // Encrypts several parts as one record (copied into one block first); `done` as encrypt's.

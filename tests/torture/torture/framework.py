@@ -22,6 +22,7 @@ from ringside_testlib import accepts, wait_until  # noqa: E402,F401  (wait_until
 
 TAG_VARIABLE = "RINGSIDE_TORTURE"
 LISTENING = re.compile(rb"listening on http://\S+:(\d+) ")
+LISTENING_TLS = re.compile(rb"listening on https://\S+:(\d+) ")
 
 
 class AttackError(Exception):
@@ -100,8 +101,10 @@ class Child:
 
 
 class Served(Child):
-    """A `ringside serve` (or any server printing ringside's start-up line) with its port."""
+    """A `ringside serve` (or any server printing ringside's start-up line) with its port, and
+    with --tls-port its TLS port."""
     port = None
+    tls_port = None
 
     def url(self, path="/"):
         return f"http://127.0.0.1:{self.port}{path}"
@@ -170,15 +173,19 @@ class Context:
         served = Served(child.name, child.argv, child.process, child.out_path, child.err_path)
         self.children[-1] = served
 
-        def port():
-            match = LISTENING.search(served.output())
+        def port(pattern):
+            match = pattern.search(served.output())
             return int(match.group(1)) if match else (None if served.alive() else -1)
 
-        found = wait_until(port, start_timeout)
-        if not found or found < 0:
-            raise AttackError(f"{name} did not start within {start_timeout:.0f}s "
-                              f"(exit {served.process.poll()}): {served.errors()[-500:]}")
-        served.port = found
+        for pattern in (LISTENING, LISTENING_TLS) if "--tls-port" in map(str, args) else (LISTENING,):
+            found = wait_until(lambda: port(pattern), start_timeout)
+            if not found or found < 0:
+                raise AttackError(f"{name} did not start within {start_timeout:.0f}s "
+                                  f"(exit {served.process.poll()}): {served.errors()[-500:]}")
+            if pattern is LISTENING:
+                served.port = found
+            else:
+                served.tls_port = found
         return served
 
     def load(self, *args, core="load", timeout=120.0, name="load", bin=None):
@@ -275,6 +282,41 @@ def status_kb(pid, field):
     except (FileNotFoundError, ProcessLookupError):
         pass
     return 0
+
+
+def cpu_ns(pid):
+    """CPU time of every thread of `pid` so far, in nanoseconds (/proc/PID/task/*/schedstat: the
+    scheduler's own accounting, not the 10 ms ticks of /proc/PID/stat), or 0 when it is gone."""
+    total = 0
+    try:
+        tasks = os.listdir(f"/proc/{pid}/task")
+    except FileNotFoundError:
+        return 0
+    for task in tasks:
+        try:
+            with open(f"/proc/{pid}/task/{task}/schedstat") as f:
+                total += int(f.read().split()[0])
+        except (FileNotFoundError, ProcessLookupError):
+            pass  # a thread that ended meanwhile
+    return total
+
+
+def kernel_drops():
+    """Machine-wide: (packets the kernel dropped at its input backlog, TCP retransmission
+    timeouts) so far. On loopback a dropped segment waits for a retransmission timeout (200 ms
+    and up): a latency step no server caused, seen on this shared machine under builds."""
+    backlog = 0
+    with open("/proc/net/softnet_stat") as f:
+        for line in f:
+            backlog += int(line.split()[1], 16)
+    timeouts = 0
+    with open("/proc/net/netstat") as f:
+        lines = f.read().splitlines()
+    for names, values in zip(lines[::2], lines[1::2]):
+        if names.startswith("TcpExt:"):
+            fields = dict(zip(names.split()[1:], values.split()[1:]))
+            timeouts = int(fields.get("TCPTimeouts", 0))
+    return backlog, timeouts
 
 
 def fd_count(pid):
