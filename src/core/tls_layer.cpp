@@ -13,8 +13,12 @@
 namespace ringside::core {
 namespace {
 
-// Each direction of the pair holds two full records (16 KiB of plaintext each, plus framing).
-constexpr std::size_t kPairBytes = 2 * (16 * 1024 + 512);
+// The pair's buffers, made with each connection: outgoing, one whole record (16 KiB of plaintext
+// and its framing), so a record is handed to the socket in one piece; incoming, less: OpenSSL
+// reads a record through it in parts into its own buffer, and a connection that never completes
+// a handshake (a slowloris) should cost little.
+constexpr std::size_t kPairOutBytes = 16 * 1024 + 512;
+constexpr std::size_t kPairInBytes = 8 * 1024;
 
 std::string openssl_reason(int ssl_error) {
   unsigned long code = 0;
@@ -43,7 +47,7 @@ bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPoo
   write_blocks_ = &write_blocks;
   ssl_ = SSL_new(context_->native());
   BIO* inner = nullptr;
-  if (ssl_ == nullptr || BIO_new_bio_pair(&inner, kPairBytes, &network_, kPairBytes) != 1) {
+  if (ssl_ == nullptr || BIO_new_bio_pair(&inner, kPairOutBytes, &network_, kPairInBytes) != 1) {
     last_error_ = openssl_reason(0);
     end();
     return false;
