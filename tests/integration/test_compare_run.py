@@ -271,8 +271,11 @@ connections = [2]
         self.assertGreaterEqual(interval["high"], steady["median"]["requests_per_s"])
         # Fast and slow starts in turn never agree: every round up to the maximum, then noisy.
         self.assertEqual([r["round"] for r in wobbly["rounds"]], [1, 2, 3, 4, 5])
-        self.assertTrue(wobbly["noisy"])
-        self.assertIn("is not known to within +-50%", wobbly["noisy_note"])
+        # Beside other work a round may be left out as server-starved (another process on the
+        # server's CPU); when the slow ones all are, the fast ones left agree. Otherwise: noisy.
+        if not wobbly["left_out"]:
+            self.assertTrue(wobbly["noisy"], (wobbly["rounds"], wobbly["requests_per_s_interval"]))
+            self.assertIn("is not known to within +-50%", wobbly["noisy_note"])
         self.assertEqual(document["rounds"], 5)
         self.assertRegex(err, r"round 4: [12] point\(s\) not yet known to within \+-50%")
 
