@@ -10,7 +10,7 @@
   session's ciphertext cut, corrupted or with records of its own in it.
 
 The two programs run as children of the attack (`python3 tls_clients.py probe ...`), pinned to
-the load core; ringside load does not speak TLS yet, or it would be the probe. Traffic goes only
+the load core; written before ringside load spoke TLS (it could be the probe now). Traffic goes only
 to 127.0.0.1.
 """
 import argparse
