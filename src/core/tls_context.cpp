@@ -1,6 +1,7 @@
 #include "core/tls_context.hpp"
 
 #include <openssl/core_names.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/evp.h>
 #include <openssl/params.h>
@@ -298,6 +299,40 @@ int TlsContext::on_new_session(SSL* ssl, SSL_SESSION* session) {
   if (self->last_session_ != nullptr) SSL_SESSION_free(self->last_session_);
   self->last_session_ = session;
   return 1;  // we keep the reference
+}
+
+void TlsContext::enable_kernel_tls(KernelTls& kernel) {
+  kernel_tls_ = &kernel;
+  SSL_CTX_set_keylog_callback(ctx_, &TlsContext::on_key_log);
+}
+
+// OpenSSL's key log (NSS format: "LABEL <client random, hex> <secret, hex>") is the only public
+// way OpenSSL 3.0 gives a traffic secret; the one the kernel needs is the server's first
+// application secret, logged as the server derives it (its Finished already written).
+void TlsContext::on_key_log(const SSL* ssl, const char* line) {
+  static constexpr char kLabel[] = "SERVER_TRAFFIC_SECRET_0 ";
+  if (std::strncmp(line, kLabel, sizeof kLabel - 1) != 0) return;
+  auto* listener = static_cast<SendSecretListener*>(SSL_get_app_data(ssl));
+  if (listener == nullptr) return;
+  const char* hex = std::strchr(line + sizeof kLabel - 1, ' ');
+  if (hex == nullptr) return;
+  ++hex;
+  std::array<unsigned char, 64> secret{};
+  std::size_t length = 0;
+  auto nibble = [](char c) -> int {
+    if (c >= '0' && c <= '9') return c - '0';
+    if (c >= 'a' && c <= 'f') return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+    return -1;
+  };
+  for (; hex[0] != '\0' && hex[1] != '\0' && length < secret.size(); hex += 2) {
+    const int high = nibble(hex[0]);
+    const int low = nibble(hex[1]);
+    if (high < 0 || low < 0) break;
+    secret[length++] = static_cast<unsigned char>(high << 4 | low);
+  }
+  listener->on_send_secret(std::span<const unsigned char>(secret.data(), length));
+  OPENSSL_cleanse(secret.data(), secret.size());
 }
 
 int TlsContext::on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_len,

@@ -16,9 +16,11 @@
 #include <openssl/types.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -27,6 +29,18 @@
 typedef struct ssl_session_st SSL_SESSION;  // <openssl/ssl.h>'s, without all of it here
 
 namespace ringside::core {
+
+class KernelTls;
+
+// Told the secret a TLS 1.3 server sends its application data under, when the context hands
+// sending to the kernel (enable_kernel_tls): a connection's SSL carries its listener as app data.
+class SendSecretListener {
+ public:
+  virtual void on_send_secret(std::span<const unsigned char> secret) = 0;
+
+ protected:
+  ~SendSecretListener() = default;
+};
 
 struct TlsServerOptions {
   std::string cert_file;  // PEM: the certificate, then any intermediates
@@ -69,6 +83,24 @@ class TlsContext {
   // Server: how many ticket keys were made so far (the first at start, then one per lifetime).
   [[nodiscard]] std::uint64_t ticket_keys_made() const;
 
+  // Server: TLS 1.3 connections hand their sending to `kernel` once their handshake is done
+  // (core/ktls.hpp); call before the first connection. The context learns each connection's
+  // sending secret from OpenSSL's key log, so only call it when the kernel can take the keys.
+  void enable_kernel_tls(KernelTls& kernel);
+  [[nodiscard]] KernelTls* kernel_tls() const { return kernel_tls_; }
+  // How many connections the kernel sent for, and how many stayed in userspace (TLS 1.2, a
+  // cipher the kernel lacks, a refusal), for the server's report. Once per handshake.
+  void count_kernel_tls(bool kernel_sends) {
+    (kernel_sends ? kernel_tls_connections_ : userspace_tls_connections_)
+        .fetch_add(1, std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::uint64_t kernel_tls_connections() const {
+    return kernel_tls_connections_.load(std::memory_order_relaxed);
+  }
+  [[nodiscard]] std::uint64_t userspace_tls_connections() const {
+    return userspace_tls_connections_.load(std::memory_order_relaxed);
+  }
+
  private:
   struct TicketKey {
     std::array<unsigned char, 16> name{};
@@ -81,6 +113,7 @@ class TlsContext {
   static int on_ticket_key(SSL* ssl, unsigned char* name, unsigned char* iv, EVP_CIPHER_CTX* cipher,
                            EVP_MAC_CTX* mac, int encrypt);
   static int on_new_session(SSL* ssl, SSL_SESSION* session);
+  static void on_key_log(const SSL* ssl, const char* line);
   static int on_alpn(SSL* ssl, const unsigned char** out, unsigned char* out_len,
                      const unsigned char* in, unsigned int in_len, void* arg);
   bool make_ticket_key(TicketKey& key) const;
@@ -92,6 +125,9 @@ class TlsContext {
   std::string fingerprint_;
   std::vector<unsigned char> alpn_wire_;  // the protocols, each length-prefixed
   SSL_SESSION* last_session_ = nullptr;
+  KernelTls* kernel_tls_ = nullptr;
+  std::atomic<std::uint64_t> kernel_tls_connections_{0};
+  std::atomic<std::uint64_t> userspace_tls_connections_{0};
 
   mutable std::mutex ticket_mutex_;
   TicketKey current_key_;

@@ -1,6 +1,7 @@
 #include "core/tls_layer.hpp"
 
 #include <openssl/bio.h>
+#include <openssl/crypto.h>
 #include <openssl/err.h>
 #include <openssl/ssl.h>
 
@@ -55,6 +56,10 @@ bool TlsLayer::begin(EpollTransport& socket, TransportHandler& handler, BlockPoo
   SSL_set_bio(ssl_, inner, inner);
   if (context_->is_server()) {
     SSL_set_accept_state(ssl_);
+    if (context_->kernel_tls() != nullptr) {
+      kernel_ = KernelSending::kWaiting;
+      SSL_set_app_data(ssl_, static_cast<SendSecretListener*>(this));
+    }
   } else {
     SSL_set_connect_state(ssl_);
     const std::string& name = context_->server_name();
@@ -94,6 +99,10 @@ void TlsLayer::end() {
   handshake_done_ = socket_eof_ = eof_delivered_ = owe_drained_ = fin_after_flush_ = false;
   failed_ = false;
   in_pump_ = false;
+  kernel_ = KernelSending::kNo;
+  OPENSSL_cleanse(send_secret_.data(), send_secret_.size());
+  send_secret_length_ = 0;
+  sent_records_.reset();
   reading_ = true;
   tcp_connected_at_ = {};  // a reused layer must not report the last connection's
 }
@@ -104,7 +113,11 @@ void TlsLayer::say_goodbye() {
   // output waits: the close_notify would go out behind it, and the socket drops that on close.
   if (handshake_done_ && !write_pending() && !socket_eof_) {
     ERR_clear_error();
-    SSL_shutdown(ssl_);
+    if (kernel_ == KernelSending::kYes) {
+      send_close_notify_by_kernel();
+    } else {
+      SSL_shutdown(ssl_);
+    }
   }
   flush_output();
   ERR_clear_error();
@@ -207,7 +220,13 @@ bool TlsLayer::pump() {
       return false;
     }
     handshake_done_ = true;
-    if (unsent_len_ > unsent_done_) {  // written before the handshake was done: out it goes
+    const bool written_early = unsent_len_ > unsent_done_;
+    if (!start_kernel_sending()) {
+      in_pump_ = false;
+      on_error(errno);
+      return false;
+    }
+    if (written_early) {  // written before the handshake was done: out it goes
       if (!encrypt_unsent()) {
         in_pump_ = false;
         on_error(errno);
@@ -275,6 +294,18 @@ bool TlsLayer::flush_before_handler() {
 }
 
 bool TlsLayer::flush_output() {
+  if (kernel_ == KernelSending::kYes) {
+    if (!output_queued()) return true;
+    // OpenSSL wrote a record under keys the kernel now has: it cannot be sent.
+    char* bytes = nullptr;
+    while (BIO_nread(network_, &bytes, INT32_MAX) > 0) {
+    }
+    failed_ = true;
+    last_error_ = "OpenSSL had a record to send (a KeyUpdate's answer or an alert) after the "
+                  "kernel took over sending; kernel TLS cannot carry it";
+    errno = EPROTO;
+    return false;
+  }
   while (!socket_->write_pending()) {
     char* bytes = nullptr;
     const int available = BIO_nread0(network_, &bytes);
@@ -283,6 +314,7 @@ bool TlsLayer::flush_output() {
                                                      socket_->max_write());
     const WriteResult result = socket_->write(std::span<const char>(bytes, length));
     if (result == WriteResult::kFailed) return false;
+    if (kernel_ == KernelSending::kWaiting) sent_records_.consume(bytes, length);
     BIO_nread(network_, &bytes, static_cast<int>(length));  // sent, or copied by the socket
   }
   return true;
@@ -336,6 +368,11 @@ WriteResult TlsLayer::write(std::span<const iovec> parts) {
     return WriteResult::kFailed;
   }
   if (total == 0) return write_pending() ? WriteResult::kPending : WriteResult::kDone;
+  if (kernel_ == KernelSending::kYes) {  // nothing kept then: the socket keeps what waits
+    const WriteResult result = socket_->write(parts);
+    if (result == WriteResult::kPending) owe_drained_ = true;
+    return result;
+  }
   if (kept > 0 || !handshake_done_ || socket_->write_pending()) {
     keep_unsent(parts, 0);  // behind what waits already, in order
     owe_drained_ = true;
@@ -404,13 +441,14 @@ void TlsLayer::on_drained() {
     if (!flush_output()) on_error(errno);
     return;
   }
-  if (!flush_output() || !encrypt_unsent()) {
+  if (!flush_output() || !start_kernel_sending() || !encrypt_unsent()) {
     on_error(errno);
     return;
   }
   if (write_pending()) return;
   if (fin_after_flush_) {
     fin_after_flush_ = false;
+    if (kernel_ == KernelSending::kYes) send_close_notify_by_kernel();
     socket_->shutdown_write();
   }
   if (owe_drained_) {
@@ -436,6 +474,14 @@ void TlsLayer::resume_reading() {
 
 bool TlsLayer::shutdown_write() {
   if (ssl_ == nullptr) return false;
+  if (kernel_ == KernelSending::kYes) {
+    if (write_pending()) {
+      fin_after_flush_ = true;  // the close_notify goes after what waits
+      return true;
+    }
+    send_close_notify_by_kernel();
+    return socket_->shutdown_write();
+  }
   if (handshake_done_) {
     ERR_clear_error();
     SSL_shutdown(ssl_);  // queues our close_notify
@@ -464,6 +510,52 @@ TlsSessionInfo TlsLayer::session_info() const {
   if (alpn != nullptr) info.alpn.assign(reinterpret_cast<const char*>(alpn), alpn_length);
   info.resumed = SSL_session_reused(ssl_) == 1;
   return info;
+}
+
+void TlsLayer::on_send_secret(std::span<const unsigned char> secret) {
+  if (kernel_ != KernelSending::kWaiting || secret.size() > send_secret_.size()) return;
+  std::copy(secret.begin(), secret.end(), send_secret_.begin());
+  send_secret_length_ = static_cast<std::uint8_t>(secret.size());
+  // The server's Finished is in the pair already: every record after what OpenSSL has written
+  // so far goes under this secret.
+  sent_records_.mark(sent_records_.offset() + BIO_ctrl_pending(network_));
+}
+
+bool TlsLayer::start_kernel_sending() {
+  if (kernel_ != KernelSending::kWaiting || !handshake_done_) return true;
+  if (socket_->write_pending() || output_queued()) return true;  // once OpenSSL's records left
+  kernel_ = KernelSending::kNo;
+  const SSL_CIPHER* cipher = SSL_get_current_cipher(ssl_);
+  KtlsSendKeys keys;
+  const bool ready =
+      SSL_version(ssl_) == TLS1_3_VERSION && cipher != nullptr && send_secret_length_ > 0 &&
+      sent_records_.marked() && !sent_records_.mark_misplaced() &&
+      sent_records_.at_record_boundary() &&
+      tls13_send_keys(SSL_CIPHER_get_protocol_id(cipher),
+                      std::span<const unsigned char>(send_secret_.data(), send_secret_length_),
+                      sent_records_.records_after_mark(), keys);
+  OPENSSL_cleanse(send_secret_.data(), send_secret_.size());
+  send_secret_length_ = 0;
+  if (ready && context_->kernel_tls()->install_send_keys(socket_->fd(), keys)) {
+    kernel_ = KernelSending::kYes;
+  }
+  OPENSSL_cleanse(keys.crypto_info.data(), keys.crypto_info.size());
+  context_->count_kernel_tls(kernel_ == KernelSending::kYes);
+  if (kernel_ != KernelSending::kYes || unsent_len_ == unsent_done_) return true;
+  // Written while the handshake finished: plaintext now, and the socket keeps what it cannot send.
+  const iovec rest{unsent_ + unsent_done_, unsent_len_ - unsent_done_};
+  const WriteResult result = socket_->write(std::span<const iovec>(&rest, 1));
+  write_blocks_->release(unsent_);
+  unsent_ = nullptr;
+  unsent_len_ = unsent_done_ = 0;
+  return result != WriteResult::kFailed;
+}
+
+void TlsLayer::send_close_notify_by_kernel() {
+  static constexpr unsigned char kCloseNotify[] = {1, 0};  // warning, close_notify
+  static constexpr unsigned char kAlert = 21;
+  context_->kernel_tls()->send_record(socket_->fd(), kAlert, kCloseNotify);
+  SSL_set_shutdown(ssl_, SSL_get_shutdown(ssl_) | SSL_SENT_SHUTDOWN);
 }
 
 bool TlsLayer::resumed() const { return ssl_ != nullptr && SSL_session_reused(ssl_) == 1; }

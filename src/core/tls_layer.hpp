@@ -18,11 +18,17 @@
 //   a close_notify, or the socket's EOF once every record is read, is on_peer_closed().
 // - Errors: a bad record, a failed handshake or a renegotiation attempt close nothing themselves:
 //   the handler gets on_error(EPROTO) (last_error() says what OpenSSL said) and closes.
+// - Kernel TLS (a server context with enable_kernel_tls): once a TLS 1.3 handshake is done and
+//   OpenSSL's records have left, the kernel gets the sending keys (core/ktls.hpp) and writes go
+//   to the socket as plaintext, the kernel encrypting; OpenSSL only reads from then on. A record
+//   OpenSSL would still have to send (the answer to a KeyUpdate that asks for one) cannot go out
+//   under the kernel's keys: the connection ends with on_error(EPROTO).
 #pragma once
 
 #include <openssl/types.h>
 #include <sys/uio.h>
 
+#include <array>
 #include <cstdint>
 #include <span>
 #include <string>
@@ -30,6 +36,7 @@
 #include "core/block_pool.hpp"
 #include "core/clock.hpp"
 #include "core/epoll_transport.hpp"
+#include "core/ktls.hpp"
 #include "core/tls_context.hpp"
 #include "core/transport_handler.hpp"
 
@@ -44,7 +51,7 @@ struct TlsSessionInfo {
   bool resumed = false;
 };
 
-class TlsLayer final : private TransportHandler {
+class TlsLayer final : private TransportHandler, private SendSecretListener {
  public:
   explicit TlsLayer(TlsContext& context) : context_(&context) {}
   ~TlsLayer() { end(); }
@@ -78,6 +85,8 @@ class TlsLayer final : private TransportHandler {
   [[nodiscard]] TimePoint tcp_connected_at() const { return tcp_connected_at_; }
   [[nodiscard]] TlsSessionInfo session_info() const;
   [[nodiscard]] bool resumed() const;
+  // The kernel encrypts what this connection sends (kernel TLS).
+  [[nodiscard]] bool kernel_sends() const { return kernel_ == KernelSending::kYes; }
   [[nodiscard]] const std::string& last_error() const { return last_error_; }
 
  private:
@@ -88,7 +97,13 @@ class TlsLayer final : private TransportHandler {
   void on_drained() override;
   void on_error(int error) override;
   void on_connected(int error) override;
+  // SendSecretListener: the secret OpenSSL sends application data under (kernel TLS only).
+  void on_send_secret(std::span<const unsigned char> secret) override;
 
+  // Kernel TLS: hands sending to the kernel once OpenSSL's records have all left (or decides it
+  // stays with OpenSSL). False on a socket failure (errno set).
+  bool start_kernel_sending();
+  void send_close_notify_by_kernel();
   // Drives the handshake, then decrypts into the handler while it reads. Returns false when a
   // callback closed or replaced the connection (touch nothing then).
   bool pump();
@@ -128,6 +143,12 @@ class TlsLayer final : private TransportHandler {
   bool fin_after_flush_ = false; // shutdown_write() waits for the close_notify to leave
   bool in_pump_ = false;
   bool failed_ = false;          // a TLS error ended it: its session is not to be resumed
+
+  enum class KernelSending : std::uint8_t { kNo, kWaiting, kYes };
+  KernelSending kernel_ = KernelSending::kNo;
+  std::uint8_t send_secret_length_ = 0;
+  std::array<unsigned char, 48> send_secret_{};
+  RecordTally sent_records_;  // OpenSSL's records, counted from its sending key's change
 };
 
 }  // namespace ringside::core

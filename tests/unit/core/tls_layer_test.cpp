@@ -18,34 +18,14 @@
 #include "core/socket.hpp"
 #include "core/tls_context.hpp"
 #include "core/transport.hpp"
+#include "transport_recorder.hpp"
 
 namespace ringside::core {
 namespace {
 
 constexpr std::size_t kBlock = 16 * 1024;
-constexpr int kMaxTurns = 400;  // 20 s: a stuck exchange, not a slow one, if ever reached
-
-class Recorder final : public TransportHandler {
- public:
-  std::span<char> read_space() override { return {buffer.data(), space}; }
-  void on_data(std::span<char> bytes) override {
-    data.append(bytes.data(), bytes.size());
-    if (after_data) after_data();
-  }
-  void on_peer_closed() override { ++peer_closed; }
-  void on_drained() override { ++drained; }
-  void on_error(int error) override { errors.push_back(error); }
-  void on_connected(int error) override { connected.push_back(error); }
-
-  std::array<char, 65536> buffer{};
-  std::size_t space = 65536;
-  std::string data;
-  int peer_closed = 0;
-  int drained = 0;
-  std::vector<int> errors;
-  std::vector<int> connected;
-  std::function<void()> after_data;
-};
+using testing::kMaxTurns;
+using testing::Recorder;
 
 std::unique_ptr<TlsContext> server_context() {
   TlsServerOptions options;
