@@ -60,6 +60,11 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
                "SHA-256 fingerprint is printed) instead of --tls-cert/--tls-key")
       ->excludes(cert)
       ->excludes(key);
+  app.add_flag("--ktls", config.ktls,
+               "Kernel TLS: after a TLS 1.3 handshake the kernel encrypts what the connection "
+               "sends (one writev, no userspace cipher); receiving stays in OpenSSL. Needs the "
+               "kernel's TLS ULP (`modprobe tls`): without it serve says so at start and keeps "
+               "TLS in userspace. Needs --tls-port");
   app.add_flag("--reuse-port", config.share_port,
                "Share --port with a server already listening on it (SO_REUSEPORT), for a rolling "
                "restart: start the new server, then SIGTERM the old one");
@@ -109,6 +114,9 @@ std::string tls_flags_problem(const server::ServerConfig& config) {
   if (!config.tls && (files || config.tls_self_signed)) {
     return std::string(config.tls_self_signed ? "--tls-self-signed" : "--tls-cert/--tls-key") +
            " needs --tls-port: the port the HTTPS listener takes (0 picks a free one)";
+  }
+  if (config.ktls && !config.tls) {
+    return "--ktls needs --tls-port: kernel TLS is for the HTTPS listener's connections";
   }
   if (config.tls && !config.tls_self_signed && config.tls_cert.empty()) {
     return "--tls-port needs --tls-cert FILE and --tls-key FILE (PEM), or --tls-self-signed";
@@ -212,10 +220,23 @@ int run_serve(int argc, char** argv) {
                   core::host_port(config.host, server.tls_port()).c_str(),
                   tls->key_description().c_str(), config.tls_self_signed ? " made at start" : "",
                   tls->fingerprint().c_str());
+      if (config.ktls && server.ktls_unavailable().empty()) {
+        std::printf("ringside serve: --ktls: on: the kernel encrypts what TLS 1.3 connections "
+                    "send (TLS 1.2 stays in userspace)\n");
+      } else if (config.ktls) {
+        std::printf("ringside serve: --ktls: off: %s; TLS stays in userspace\n",
+                    server.ktls_unavailable().c_str());
+      }
     }
     std::fflush(stdout);
     wait_for_signals(server, signals);
     server.wait();
+    if (config.ktls && server.ktls_unavailable().empty()) {
+      std::fprintf(stderr, "ringside serve: --ktls: the kernel sent for %llu TLS connections, "
+                   "userspace for %llu (TLS 1.2, a cipher the kernel lacks, or refused)\n",
+                   static_cast<unsigned long long>(server.tls()->kernel_tls_connections()),
+                   static_cast<unsigned long long>(server.tls()->userspace_tls_connections()));
+    }
   } catch (const std::system_error& error) {
     std::fprintf(stderr, "ringside serve: %s\n", error.what());
     return 1;

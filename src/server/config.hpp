@@ -29,6 +29,9 @@ struct ServerConfig {
   std::string tls_cert;
   std::string tls_key;
   bool tls_self_signed = false;
+  // Kernel TLS (`--ktls`): TLS 1.3 connections hand their sending to the kernel after the
+  // handshake, where the kernel has the TLS ULP; otherwise TLS stays in userspace (said at start).
+  bool ktls = false;
 };
 
 // Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and

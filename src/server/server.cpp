@@ -8,6 +8,7 @@
 #include <stdexcept>
 #include <string>
 
+#include "core/ktls.hpp"
 #include "core/socket.hpp"
 #include "server/worker.hpp"
 
@@ -46,6 +47,9 @@ std::string validate(const ServerConfig& config) {
   if (!config.tls && (config.tls_self_signed || !config.tls_cert.empty() || !config.tls_key.empty())) {
     return "tls_cert, tls_key and tls_self_signed need tls_port (where the TLS listener goes)";
   }
+  if (config.ktls && !config.tls) {
+    return "ktls needs tls_port: kernel TLS is for the TLS listener's connections";
+  }
   return "";
 }
 
@@ -61,6 +65,10 @@ Server::Server(ServerConfig config, Router router, ExtensionFactory extension_fa
     std::string error;
     tls_ = core::TlsContext::make_server(tls_options, error);
     if (!tls_) throw std::invalid_argument(error);
+    if (config_.ktls) {
+      ktls_unavailable_ = core::probe_kernel_tls();
+      if (ktls_unavailable_.empty()) tls_->enable_kernel_tls(core::KernelTls::linux_kernel());
+    }
   }
   core::ListenOptions options;
   options.host = config_.host;

@@ -11,6 +11,7 @@
 #include <atomic>
 #include <cstdint>
 #include <memory>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -36,6 +37,8 @@ class Server {
   // The TLS listener's port, and its certificate (nullptr without --tls-port).
   [[nodiscard]] std::uint16_t tls_port() const { return tls_port_; }
   [[nodiscard]] const core::TlsContext* tls() const { return tls_.get(); }
+  // With --ktls: "" when the kernel sends for TLS 1.3 connections, else why it cannot.
+  [[nodiscard]] const std::string& ktls_unavailable() const { return ktls_unavailable_; }
   [[nodiscard]] const ServerConfig& config() const { return config_; }
   void start();
   void stop(bool force);
@@ -48,6 +51,7 @@ class Server {
   std::uint16_t port_ = 0;
   std::uint16_t tls_port_ = 0;
   std::unique_ptr<core::TlsContext> tls_;  // shared by the workers: before them, outlives them
+  std::string ktls_unavailable_;
   ConnectionSlots connection_slots_;
   std::atomic<unsigned> running_{0};
   std::vector<std::unique_ptr<Worker>> workers_;

@@ -16,6 +16,25 @@ from ringside_testlib import (BIN, START_TIMEOUT, ResponseReader, Server, get, n
                               wait_until)
 
 HTTPS_LINE = re.compile(rb"listening on https://\S+:(\d+) \(.*SHA-256 fingerprint ([0-9A-F:]+)\)")
+KTLS_LINE = re.compile(rb"--ktls: (on|off)[:,]? ?([^\n]*)\n")
+
+
+def read_until(server, pattern, timeout=START_TIMEOUT):
+    """The match of `pattern` in the server's start-up output, reading more of it (bounded)."""
+    output = server.startup_output
+    deadline = time.monotonic() + timeout
+    while not pattern.search(output):
+        remaining = deadline - time.monotonic()
+        if remaining <= 0:
+            raise AssertionError(f"{pattern.pattern!r} not printed in {timeout}s: {output!r}")
+        ready, _, _ = select.select([server.process.stdout], [], [], remaining)
+        if ready:
+            chunk = os.read(server.process.stdout.fileno(), 4096)
+            if not chunk:
+                raise AssertionError(f"server closed its output: {output!r}")
+            output += chunk
+    server.startup_output = output
+    return pattern.search(output)
 
 
 class TlsServer(Server):
@@ -28,26 +47,12 @@ class TlsServer(Server):
 
     def __enter__(self):
         super().__enter__()
-        output = self.startup_output
-        match = HTTPS_LINE.search(output)
-        if match:
-            self.tls_port, self.fingerprint = int(match.group(1)), match.group(2).decode()
-        deadline = time.monotonic() + START_TIMEOUT
-        while self.tls_port is None:
-            remaining = deadline - time.monotonic()
-            if remaining <= 0:
-                self.kill()
-                raise AssertionError(f"no https line in {START_TIMEOUT}s: {output!r}")
-            ready, _, _ = select.select([self.process.stdout], [], [], remaining)
-            if ready:
-                chunk = os.read(self.process.stdout.fileno(), 4096)
-                if not chunk:
-                    raise AssertionError(f"server closed its output: {output!r}")
-                output += chunk
-                match = HTTPS_LINE.search(output)
-                if match:
-                    self.tls_port = int(match.group(1))
-                    self.fingerprint = match.group(2).decode()
+        try:
+            match = read_until(self, HTTPS_LINE)
+        except AssertionError:
+            self.kill()
+            raise
+        self.tls_port, self.fingerprint = int(match.group(1)), match.group(2).decode()
         return self
 
     def tls_connect(self, context=None, session=None, timeout=5.0):
@@ -158,6 +163,27 @@ class HandshakeTest(unittest.TestCase):
             self.assertEqual(result.stdout, "Hello World!\n1.1", result.stderr)
 
 
+class KernelTlsTest(unittest.TestCase):
+    """--ktls on this machine: its kernel has no TLS ULP, so serve must say so and serve TLS from
+    userspace; on a kernel with it, it must say it is on and still answer (the handing over itself
+    is tested against an emulated kernel in tests/unit/core/ktls_test.cpp)."""
+
+    def test_ktls_is_reported_as_the_kernel_allows_and_https_answers_either_way(self):
+        with TlsServer(threads=1, tls_args=("--tls-self-signed", "--ktls")) as server:
+            match = read_until(server, KTLS_LINE)
+            with open("/proc/sys/net/ipv4/tcp_available_ulp") as ulps:
+                kernel_has_tls = "tls" in ulps.read().split()
+            self.assertEqual(match.group(1), b"on" if kernel_has_tls else b"off", match.group(0))
+            if not kernel_has_tls:
+                self.assertIn(b"no TLS ULP", match.group(2))
+                self.assertIn(b"modprobe tls", match.group(2))
+            for maximum in (None, ssl.TLSVersion.TLSv1_2):
+                with server.tls_connect(client_context(maximum=maximum)) as tls:
+                    tls.sendall(get("/") * 3)
+                    reader = ResponseReader(tls)
+                    self.assertEqual([reader.next().status for _ in range(3)], [200, 200, 200])
+
+
 def pipeline(tls, count, pause_every=0, timeout=60.0):
     """Sends `count` pipelined GETs and reads their answers on one thread (OpenSSL allows no
     concurrent read and write on one connection), without blocking: writing while the socket
@@ -261,6 +287,12 @@ class FlagsTest(unittest.TestCase):
         result = self.run_serve("--tls-self-signed")
         self.assertEqual(result.returncode, 2)
         self.assertIn("--tls-self-signed needs --tls-port", result.stderr)
+        self.assertEqual(len(result.stderr.strip().splitlines()), 1)
+
+    def test_ktls_without_tls_port_exits_2_naming_it(self):
+        result = self.run_serve("--ktls")
+        self.assertEqual(result.returncode, 2)
+        self.assertIn("--ktls needs --tls-port", result.stderr)
         self.assertEqual(len(result.stderr.strip().splitlines()), 1)
 
     def test_tls_port_without_a_certificate_exits_2(self):
