@@ -76,9 +76,12 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
                "Start each contestant (all, or NAMES), check its routes, stop it; exit 0 when "
                "every runnable one passed");
   app.add_flag("--list", flags.list,
-               "One line per contestant: runtime version, build state, runnable or why not");
+               "One line per contestant: runtime version, build state, runnable or why not; "
+               "then the data folder in use (scenarios/, contestants/, web/: an install, "
+               "$RINGSIDE_DATA or the source tree) and the cache folder");
   app.add_option("names", flags.names,
-                 "A run: the scenario file (default: scenarios/default.toml of the source tree). "
+                 "A run: the scenario file (default: scenarios/default.toml of the data folder: "
+                 "an install, $RINGSIDE_DATA or the source tree). "
                  "--validate/--list: contestants to take (default: all); --validate also takes a "
                  "scenario file (NAME.toml), whose workloads say the protocols to check over");
   app.add_option("--only", flags.only, "Run (or check) only these contestants (a,b)")->delimiter(',');
@@ -107,7 +110,7 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
                "then exit");
   app.add_option("--contestants", flags.contestant_dirs,
                  "A folder of your own contestants (NAME/contestant.toml), searched after the "
-                 "bundled ones (contestants/ of the source tree), as are ./contestants and "
+                 "bundled ones (contestants/ of the data folder), as are ./contestants and "
                  "~/.config/ringside/contestants when they exist; repeatable")
       ->allow_extra_args(false);
   app.add_flag("--no-bundled", flags.no_bundled,
@@ -188,8 +191,9 @@ bool find_contestants(const CompareFlags& flags, std::vector<harness::Contestant
   if (folders.empty()) {
     const std::string why = flags.no_bundled
                                 ? "--no-bundled leaves the bundled set out"
-                                : harness::self_executable().string() +
-                                      " has no contestants/ in its source tree";
+                                : "no bundled contestants in ringside's data folder, " +
+                                      harness::describe(harness::data_folder(),
+                                                        harness::self_executable());
     std::fprintf(stderr,
                  "%s: no contestants folder: %s, and there is no ./contestants or %s; pass "
                  "--contestants DIR\n",
@@ -237,6 +241,9 @@ int run_list(const std::vector<harness::Contestant>& contestants) {
   for (const auto& entry : entries) {
     std::printf("%s\n", entry.line(name_width, version_width).c_str());
   }
+  std::printf("data:  %s\n",
+              harness::describe(harness::data_folder(), harness::self_executable()).c_str());
+  std::printf("cache: %s (contestant builds)\n", cache.dir().c_str());
   return 0;
 }
 
@@ -375,8 +382,9 @@ std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) 
   std::filesystem::path file = flags.names.empty() ? harness::default_scenario_path()
                                                    : std::filesystem::path(flags.names.front());
   if (file.empty()) {
-    std::fprintf(stderr, "%s: no scenarios/default.toml in the source tree of %s; pass a scenario "
-                 "file\n", kName, harness::self_executable().c_str());
+    std::fprintf(stderr, "%s: no scenarios/default.toml in ringside's data folder, %s; or pass a "
+                 "scenario file\n",
+                 kName, harness::describe(harness::data_folder(), harness::self_executable()).c_str());
     return std::nullopt;
   }
   harness::Scenario scenario;

@@ -69,7 +69,7 @@ void add_report_flags(CLI::App& app, ReportFlags& flags) {
       ->expected(2);
   app.add_option("--web", flags.web_dir,
                  "Folder where `npm ci` installed uplot for report.html (default: web/ of the "
-                 "source tree this binary was built in)");
+                 "data folder: an install, $RINGSIDE_DATA or the source tree)");
 }
 
 std::optional<int> run_report_flags(const ReportFlags& flags) {

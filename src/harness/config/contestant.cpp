@@ -339,12 +339,6 @@ std::vector<Contestant> discover_contestants(const fs::path& root) {
   return contestants;
 }
 
-fs::path self_executable() {
-  std::error_code error;
-  fs::path self = fs::read_symlink("/proc/self/exe", error);
-  return error ? fs::path() : self;
-}
-
 PlaceholderValues fixed_placeholders(const Contestant& contestant) {
   PlaceholderValues values;
   values.dir = contestant.dir.string();
@@ -354,11 +348,11 @@ PlaceholderValues fixed_placeholders(const Contestant& contestant) {
 }
 
 fs::path default_contestants_dir() {
-  const fs::path self = self_executable();
-  if (self.empty()) return {};
+  const DataFolder& data = data_folder();
   std::error_code error;
-  fs::path candidate = (self.parent_path() / "../../../contestants").lexically_normal();
-  return fs::is_directory(candidate, error) ? candidate : fs::path();
+  return !data.root.empty() && fs::is_directory(data.root / "contestants", error)
+             ? data.root / "contestants"
+             : fs::path();
 }
 
 namespace {

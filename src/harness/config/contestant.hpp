@@ -19,6 +19,7 @@
 #include <utility>
 #include <vector>
 
+#include "harness/config/data_folder.hpp"
 #include "harness/config/placeholders.hpp"
 #include "harness/results/kinds.hpp"
 
@@ -107,12 +108,9 @@ Contestant load_contestant(const std::filesystem::path& dir);
 // first bad manifest, and std::runtime_error when root is not a readable folder.
 std::vector<Contestant> discover_contestants(const std::filesystem::path& root);
 
-// The `contestants` folder of the source tree this binary was built in: the binary sits at
-// build/<flavour>/apps/ringside, so three levels up from its folder. Empty if it does not exist.
+// The bundled contestants: contestants/ of the data folder (harness/config/data_folder.hpp: an
+// install, $RINGSIDE_DATA or the source tree). Empty if there is none.
 std::filesystem::path default_contestants_dir();
-
-// The running binary, for {ringside}.
-std::filesystem::path self_executable();
 
 // The placeholders known before a start: {dir}, {ringside} and {bundled} (the bundled folder,
 // also for a contestant found elsewhere; empty when the binary has no source tree).

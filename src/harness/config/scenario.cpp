@@ -12,6 +12,7 @@
 #include <sstream>
 #include <toml++/toml.h>
 
+#include "harness/config/data_folder.hpp"
 #include "harness/config/inventory.hpp"
 #include "harness/config/toml_fields.hpp"
 #include "load/target.hpp"
@@ -459,10 +460,10 @@ Scenario load_scenario(const fs::path& path) {
 }
 
 fs::path default_scenario_path() {
+  const DataFolder& data = data_folder();
+  if (data.root.empty()) return {};
   std::error_code error;
-  const fs::path file =
-      self_executable().parent_path().parent_path().parent_path().parent_path() / "scenarios" /
-      "default.toml";
+  const fs::path file = data.root / "scenarios" / "default.toml";
   return fs::is_regular_file(file, error) ? file : fs::path();
 }
 

@@ -4,6 +4,7 @@
 #include <sstream>
 
 #include "harness/config/contestant.hpp"
+#include "harness/config/data_folder.hpp"
 #include "harness/report/report_html.hpp"
 #include "harness/report/report_markdown.hpp"
 
@@ -38,17 +39,17 @@ void write_whole(const fs::path& path, const std::string& text) {
 }  // namespace
 
 fs::path default_web_dir() {
-  const fs::path self = self_executable();
-  if (self.empty()) return {};
+  const DataFolder& data = data_folder();
   std::error_code error;
-  const fs::path candidate = (self.parent_path() / "../../../web").lexically_normal();
-  return fs::is_directory(candidate, error) ? candidate : fs::path();
+  return !data.root.empty() && fs::is_directory(data.root / "web", error) ? data.root / "web"
+                                                                          : fs::path();
 }
 
 WebAssets load_web_assets(const fs::path& web_dir) {
   WebAssets web;
   if (web_dir.empty()) {
-    web.missing = "no web/ folder in the source tree of " + self_executable().string() +
+    web.missing = "no web/ folder in ringside's data folder, " +
+                  describe(data_folder(), self_executable()) +
                   ": pass --web DIR (a folder where `npm ci` installed uplot)";
     return web;
   }
