@@ -1,0 +1,120 @@
+"""Issue 24: ringside installed like wrk. `cmake --install` of this build into a temporary prefix,
+then, in a mount namespace of the test's own where the source tree (and with it this build folder)
+is hidden under an empty tmpfs, the installed binary finds its data beside itself and runs
+`ringside compare --quick --only ringside,nginx`: the results land in the current folder, the
+builds' cache in $XDG_CACHE_HOME, and nothing under the install prefix changes. The installed man
+pages show the flags their command's --help shows (both come from the same text)."""
+import json
+import os
+import pathlib
+import re
+import shutil
+import subprocess
+import tempfile
+import unittest
+
+from ringside_testlib import needs_tools
+
+BUILD_DIR = pathlib.Path(os.environ.get("RINGSIDE_BUILD_DIR", ""))
+SOURCE_DIR = pathlib.Path(os.environ.get("RINGSIDE_SOURCE_DIR", ""))
+
+
+def snapshot(root):
+    """Every path under root with its size and modification time."""
+    entries = {}
+    for folder, names, files in os.walk(root):
+        for name in names + files:
+            path = os.path.join(folder, name)
+            info = os.lstat(path)
+            entries[os.path.relpath(path, root)] = (info.st_size, info.st_mtime_ns)
+    return entries
+
+
+def flag_names(text):
+    """The long flags named in a help text or a rendered man page."""
+    return set(re.findall(r"(?<![\w-])--[a-z][a-z0-9-]*[a-z0-9]", text))
+
+
+def hidden_source_run(command, cwd, env, timeout):
+    """`command` in a new mount namespace with SOURCE_DIR covered by an empty tmpfs."""
+    script = 'mount -t tmpfs ringside-hidden "$1" && cd "$2" && shift 2 && exec "$@"'
+    return subprocess.run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script,
+                           "sh", str(SOURCE_DIR), str(cwd), *command],
+                          capture_output=True, text=True, env=env, timeout=timeout)
+
+
+@unittest.skipUnless(os.geteuid() == 0, "a mount namespace needs root (CI runs as root)")
+@needs_tools("unshare", "nginx", "cmake", "man")
+class InstalledTest(unittest.TestCase):
+    @classmethod
+    def setUpClass(cls):
+        if not (BUILD_DIR / "CMakeCache.txt").is_file() or not SOURCE_DIR.is_dir():
+            raise unittest.SkipTest("set RINGSIDE_BUILD_DIR and RINGSIDE_SOURCE_DIR (ctest does)")
+        cls.folder = pathlib.Path(tempfile.mkdtemp(prefix="ringside-install-"))
+        assert SOURCE_DIR.resolve() not in cls.folder.resolve().parents, "temp inside the source"
+        cls.prefix = cls.folder / "usr"
+        subprocess.run(["cmake", "--install", str(BUILD_DIR), "--prefix", str(cls.prefix)],
+                       check=True, capture_output=True, timeout=120)
+        cls.binary = cls.prefix / "bin" / "ringside"
+        cls.work = cls.folder / "work"
+        cls.work.mkdir()
+        cls.env = dict(os.environ, XDG_CACHE_HOME=str(cls.folder / "cache"),
+                       XDG_CONFIG_HOME=str(cls.folder / "config"))
+        cls.env.pop("RINGSIDE_DATA", None)
+
+    @classmethod
+    def tearDownClass(cls):
+        shutil.rmtree(cls.folder, ignore_errors=True)
+
+    def test_the_layout_holds_the_data_and_none_of_what_setup_or_builds_made(self):
+        data = self.prefix / "share" / "ringside"
+        self.assertTrue(os.access(self.binary, os.X_OK))
+        for path in ("scenarios/default.toml", "contestants/nginx/contestant.toml",
+                     "contestants/ringside/start.sh", "contestants/rust-hyper/.cargo/config.toml",
+                     "web/report/report.html"):
+            self.assertTrue((data / path).is_file(), path)
+        made = [p for p in data.rglob("*") if p.name in ("node_modules", "target", "build")
+                and p.parent.name != "web"]
+        self.assertEqual(made, [])
+        self.assertTrue((self.prefix / "share" / "doc" / "ringside" / "README.md").is_file())
+
+    def test_each_man_page_shows_the_flags_its_help_shows(self):
+        env = dict(self.env, MANPATH=str(self.prefix / "share" / "man"), MANWIDTH="1000",
+                   LANG="C.UTF-8")
+        for command in ("serve", "load", "merge", "db temp", "db init", "compare"):
+            name = "ringside-" + command.replace(" ", "-")
+            page = subprocess.run(["man", name], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(page.returncode, 0, page.stderr)
+            self.assertTrue(page.stdout.startswith(name.upper() + "(1)"), page.stdout[:80])
+            shown = page.stdout.replace("\u2010", "-").replace("\u2212", "-")
+            help_text = subprocess.run([str(self.binary), *command.split(), "--help"],
+                                       capture_output=True, text=True, timeout=30).stdout
+            flags = flag_names(help_text)
+            self.assertGreaterEqual(len(flags), 2, help_text)  # --help and its own
+            self.assertEqual(flag_names(shown), flags, command)
+        for name, commands in (("ringside", ("serve", "load", "compare")), ("ringside-db", ("temp", "init"))):
+            page = subprocess.run(["man", name], capture_output=True, text=True, env=env, timeout=60)
+            self.assertEqual(page.returncode, 0, page.stderr)
+            for command in commands:
+                self.assertIn(command, page.stdout, name)
+
+    def test_compare_runs_from_the_install_and_writes_only_where_the_user_is(self):
+        before = snapshot(self.prefix)
+        listed = hidden_source_run([str(self.binary), "compare", "--list"], self.work, self.env, 120)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertIn(f"data:  {self.prefix / 'share' / 'ringside'} (installed beside {self.binary})",
+                      listed.stdout)
+        run = hidden_source_run([str(self.binary), "compare", "--quick", "--only", "ringside,nginx"],
+                                self.work, self.env, 480)
+        self.assertEqual(run.returncode, 0, run.stderr[-3000:])
+        results = list((self.work / "results").glob("*/results.json"))
+        self.assertEqual(len(results), 1, run.stdout[-2000:])
+        document = json.loads(results[0].read_text())
+        self.assertEqual(sorted(c["name"] for c in document["contestants"]), ["nginx", "ringside"])
+        for report in ("report.md", "report.html"):
+            self.assertTrue((results[0].parent / report).is_file(), report)
+        self.assertEqual(snapshot(self.prefix), before, "the run wrote under the install prefix")
+
+
+if __name__ == "__main__":
+    unittest.main()
