@@ -3,7 +3,8 @@ then, in a mount namespace of the test's own where the source tree (and with it 
 is hidden under an empty tmpfs, the installed binary finds its data beside itself and runs
 `ringside compare --quick --only ringside,nginx`: the results land in the current folder, the
 builds' cache in $XDG_CACHE_HOME, and nothing under the install prefix changes. The installed man
-pages show the flags their command's --help shows (both come from the same text)."""
+pages show the flags their command's --help shows, and the bash completion completes them (all
+made from the same text)."""
 import json
 import os
 import pathlib
@@ -97,6 +98,32 @@ class InstalledTest(unittest.TestCase):
             self.assertEqual(page.returncode, 0, page.stderr)
             for command in commands:
                 self.assertIn(command, page.stdout, name)
+
+    def complete(self, *words):
+        """What the installed bash completion offers for the last of `words`."""
+        script = self.prefix / "share" / "bash-completion" / "completions" / "ringside"
+        program = ('source "$1"; shift; COMP_WORDS=(ringside "$@"); COMP_CWORD=$#; _ringside; '
+                   'printf "%s\\n" "${COMPREPLY[@]}"')
+        result = subprocess.run(["bash", "-c", program, "bash", str(script), *words],
+                                capture_output=True, text=True, timeout=30)
+        self.assertEqual(result.returncode, 0, result.stderr)
+        return set(result.stdout.split())
+
+    def test_bash_completes_commands_and_each_commands_own_flags(self):
+        self.assertEqual(self.complete("co"), {"compare"})
+        self.assertEqual(self.complete("db", ""), {"temp", "init"})
+        expected = {"serve": {"--ktls", "--tls-port", "--threads"}, "load": {"--rate", "--cacert"},
+                    "compare": {"--quick", "--only", "--list"}, "db temp": {"--keep"}}
+        for command, some in expected.items():
+            offered = self.complete(*command.split(), "--")
+            help_text = subprocess.run([str(self.binary), *command.split(), "--help"],
+                                       capture_output=True, text=True, timeout=30).stdout
+            self.assertLessEqual(some | {"--help"}, offered, command)
+            self.assertLessEqual(offered, flag_names(help_text), command)
+        self.assertEqual(self.complete("compare", "--qu"), {"--quick"})
+        zsh = (self.prefix / "share" / "zsh" / "vendor-completions" / "_ringside").read_text()
+        self.assertTrue(zsh.startswith("#compdef ringside"))
+        self.assertIn("--quick", zsh)
 
     def test_compare_runs_from_the_install_and_writes_only_where_the_user_is(self):
         before = snapshot(self.prefix)
