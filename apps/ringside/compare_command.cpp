@@ -241,9 +241,10 @@ int run_list(const std::vector<harness::Contestant>& contestants) {
   for (const auto& entry : entries) {
     std::printf("%s\n", entry.line(name_width, version_width).c_str());
   }
-  std::printf("data:  %s\n",
-              harness::describe(harness::data_folder(), harness::self_executable()).c_str());
-  std::printf("cache: %s (contestant builds)\n", cache.dir().c_str());
+  // Where things came from goes to stderr: stdout stays one contestant per line for scripts.
+  std::fprintf(stderr, "data:  %s\n",
+               harness::describe(harness::data_folder(), harness::self_executable()).c_str());
+  std::fprintf(stderr, "cache: %s (contestant builds)\n", cache.dir().c_str());
   return 0;
 }
 

@@ -130,7 +130,7 @@ class InstalledTest(unittest.TestCase):
         listed = hidden_source_run([str(self.binary), "compare", "--list"], self.work, self.env, 120)
         self.assertEqual(listed.returncode, 0, listed.stderr)
         self.assertIn(f"data:  {self.prefix / 'share' / 'ringside'} (installed beside {self.binary})",
-                      listed.stdout)
+                      listed.stderr)
         run = hidden_source_run([str(self.binary), "compare", "--quick", "--only", "ringside,nginx"],
                                 self.work, self.env, 480)
         self.assertEqual(run.returncode, 0, run.stderr[-3000:])
