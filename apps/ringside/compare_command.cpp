@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <atomic>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <ctime>
 #include <exception>
@@ -60,6 +61,7 @@ struct CompareFlags {
   bool quick = false;
   bool no_shield = false;
   bool restore_cpus = false;
+  std::string cache_dir;  // --cache: RINGSIDE_CACHE
 };
 
 // --quick: every point once and short, to see a scenario run end to end (numbers not to be
@@ -116,6 +118,10 @@ void parse_compare_flags(CLI::App& app, CompareFlags& flags) {
   app.add_flag("--no-bundled", flags.no_bundled,
                "Leave the bundled contestants out: only those of --contestants, ./contestants "
                "and ~/.config/ringside/contestants");
+  app.add_option("--cache", flags.cache_dir,
+                 "Where contestant builds (and, from an install, the contestants' working copy "
+                 "with its Node packages) go (default: $RINGSIDE_CACHE, else "
+                 "$XDG_CACHE_HOME/ringside, else ~/.cache/ringside)");
   app.add_option("--postgres", flags.postgres_url,
                  "PostgreSQL URL for {db_url}; default: a throwaway seeded cluster, started only "
                  "when a contestant to check has db_pool > 0");
@@ -563,6 +569,10 @@ int run_compare(int argc, char** argv) {
   add_new_flags(app, new_flags);
   if (auto exit_code = parse_flags(app, argc, argv)) return *exit_code;
   flags.threads_given = app.count("--threads") > 0;
+  // Before anything looks the cache folder up (harness/config/cache_folder.hpp).
+  if (!flags.cache_dir.empty()) {
+    setenv("RINGSIDE_CACHE", std::filesystem::absolute(flags.cache_dir).c_str(), 1);
+  }
   if (auto exit_code = run_report_flags(report_flags)) return *exit_code;
   const std::string own_folder = flags.contestant_dirs.empty() ? "" : flags.contestant_dirs.front();
   if (auto exit_code = run_new_flags(new_flags, own_folder)) return *exit_code;

@@ -17,6 +17,7 @@ constexpr const char* kUsage =
     "  merge     merge the results of several load generators (ringside merge --help)\n"
     "  db        throwaway PostgreSQL and schema seeding (ringside db --help)\n"
     "  compare   compare servers under load: a verdict and reports (ringside compare --help)\n"
+    "  contestants  install what contestants need, or begin your own (ringside contestants --help)\n"
     "\n";
 
 void print_usage(std::FILE* out) {
@@ -45,6 +46,7 @@ int main(int argc, char** argv) {
   if (command == "merge") return ringside::apps::run_merge(argc - 1, argv + 1);
   if (command == "db") return ringside::apps::run_db(argc - 1, argv + 1);
   if (command == "compare") return ringside::apps::run_compare(argc - 1, argv + 1);
+  if (command == "contestants") return ringside::apps::run_contestants(argc - 1, argv + 1);
   std::fprintf(stderr, "ringside: unknown command '%s' (try: ringside --help)\n", argv[1]);
   return 2;
 }

@@ -82,7 +82,8 @@ class InstalledTest(unittest.TestCase):
     def test_each_man_page_shows_the_flags_its_help_shows(self):
         env = dict(self.env, MANPATH=str(self.prefix / "share" / "man"), MANWIDTH="1000",
                    LANG="C.UTF-8")
-        for command in ("serve", "load", "merge", "db temp", "db init", "compare"):
+        for command in ("serve", "load", "merge", "db temp", "db init", "compare",
+                        "contestants install", "contestants new"):
             name = "ringside-" + command.replace(" ", "-")
             page = subprocess.run(["man", name], capture_output=True, text=True, env=env, timeout=60)
             self.assertEqual(page.returncode, 0, page.stderr)
@@ -110,10 +111,12 @@ class InstalledTest(unittest.TestCase):
         return set(result.stdout.split())
 
     def test_bash_completes_commands_and_each_commands_own_flags(self):
-        self.assertEqual(self.complete("co"), {"compare"})
+        self.assertEqual(self.complete("co"), {"compare", "contestants"})
+        self.assertEqual(self.complete("contestants", ""), {"install", "new"})
         self.assertEqual(self.complete("db", ""), {"temp", "init"})
         expected = {"serve": {"--ktls", "--tls-port", "--threads"}, "load": {"--rate", "--cacert"},
-                    "compare": {"--quick", "--only", "--list"}, "db temp": {"--keep"}}
+                    "compare": {"--quick", "--only", "--list", "--cache"}, "db temp": {"--keep"},
+                    "contestants install": {"--cache", "--contestants"}}
         for command, some in expected.items():
             offered = self.complete(*command.split(), "--")
             help_text = subprocess.run([str(self.binary), *command.split(), "--help"],
@@ -141,6 +144,45 @@ class InstalledTest(unittest.TestCase):
         for report in ("report.md", "report.html"):
             self.assertTrue((results[0].parent / report).is_file(), report)
         self.assertEqual(snapshot(self.prefix), before, "the run wrote under the install prefix")
+
+    def test_contestants_install_builds_and_installs_into_the_cache_not_the_install(self):
+        """`ringside contestants install floor node-http` from the install: floor is built (cc)
+        and the Node packages installed (npm ci, here a stand-in that records its arguments and
+        makes the package node-http requires) in the working copy under --cache; once, not again
+        while the lockfile is the same; nothing under the prefix changes."""
+        before = snapshot(self.prefix)
+        tools = self.folder / "fake-npm"
+        tools.mkdir(exist_ok=True)
+        calls = self.folder / "npm-calls"
+        (tools / "npm").write_text(
+            '#!/bin/sh\necho "$*" >> "%s"\n[ "$1 $2" = "ci --prefix" ] || exit 9\n'
+            'mkdir -p "$3/node_modules/pg" && echo {} > "$3/node_modules/pg/package.json"\n' % calls)
+        (tools / "npm").chmod(0o755)
+        env = dict(self.env, PATH=f"{tools}:{os.environ['PATH']}")
+        cache = self.folder / "own-cache"
+        command = [str(self.binary), "contestants", "install", "--cache", str(cache), "floor",
+                   "node-http"]
+        first = hidden_source_run(command, self.work, env, 300)
+        self.assertEqual(first.returncode, 0, first.stdout + first.stderr)
+        copy = cache / "contestants"
+        self.assertEqual(calls.read_text().split("\n")[0].split()[:3], ["ci", "--prefix", str(copy)])
+        self.assertRegex(first.stdout, r"floor\s+ready \(built in")
+        self.assertRegex(first.stdout, r"node-http\s+ready\n")
+        self.assertTrue(os.access(copy / "floor" / "build" / "floor", os.X_OK))
+        again = hidden_source_run(command, self.work, env, 300)
+        self.assertEqual(again.returncode, 0, again.stdout + again.stderr)
+        self.assertEqual(len(calls.read_text().splitlines()), 1, "npm ci ran again")
+        self.assertRegex(again.stdout, r"floor\s+ready\n")
+        listed = hidden_source_run([str(self.binary), "compare", "--list", "--cache", str(cache),
+                                    "floor", "node-http"], self.work, env, 120)
+        self.assertEqual(listed.returncode, 0, listed.stderr)
+        self.assertRegex(listed.stdout, r"floor\s+\S+.*built\s+runnable")
+        self.assertRegex(listed.stdout, r"node-http\s.*\brunnable")
+        # A cache without the packages: the line says the command that installs them.
+        bare = hidden_source_run([str(self.binary), "compare", "--list", "--cache",
+                                  str(self.folder / "bare-cache"), "node-http"], self.work, env, 120)
+        self.assertIn("install: ringside contestants install node-http", bare.stdout)
+        self.assertEqual(snapshot(self.prefix), before, "contestants install wrote under the prefix")
 
 
 if __name__ == "__main__":

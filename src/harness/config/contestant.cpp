@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <array>
+#include <cstdio>
 #include <cstdlib>
 #include <fstream>
 #include <optional>
@@ -11,6 +12,7 @@
 #include <system_error>
 #include <toml++/toml.h>
 
+#include "harness/config/cache_folder.hpp"
 #include "harness/config/placeholders.hpp"
 #include "harness/config/toml_fields.hpp"
 
@@ -347,12 +349,34 @@ PlaceholderValues fixed_placeholders(const Contestant& contestant) {
   return values;
 }
 
+namespace {
+
+// An install (or $RINGSIDE_DATA) is not written to: its contestants run from a working copy in
+// the cache folder, brought up to date once per process, where builds and `npm ci` write.
+fs::path working_copy_of(const fs::path& installed) {
+  const fs::path copy = cache_folder() / "contestants";
+  try {
+    mirror_tree(installed, copy);
+    return copy;
+  } catch (const std::runtime_error& error) {
+    std::fprintf(stderr, "ringside: cannot copy the contestants to the cache folder (%s): they run "
+                         "from %s, where builds may fail; set --cache DIR (or RINGSIDE_CACHE) to a "
+                         "folder you can write\n", error.what(), installed.c_str());
+    return installed;
+  }
+}
+
+}  // namespace
+
 fs::path default_contestants_dir() {
-  const DataFolder& data = data_folder();
-  std::error_code error;
-  return !data.root.empty() && fs::is_directory(data.root / "contestants", error)
-             ? data.root / "contestants"
-             : fs::path();
+  static const fs::path folder = [] {
+    const DataFolder& data = data_folder();
+    std::error_code error;
+    if (data.root.empty() || !fs::is_directory(data.root / "contestants", error)) return fs::path();
+    if (data.origin == DataOrigin::kSourceTree) return data.root / "contestants";
+    return working_copy_of(data.root / "contestants");
+  }();
+  return folder;
 }
 
 namespace {
@@ -368,6 +392,21 @@ bool on_path(const std::string& program) {
     if (colon == std::string_view::npos) return false;
     rest.remove_prefix(colon + 1);
   }
+}
+
+// Outside the source tree `scripts/setup` is not there: a bundled contestant's missing programs
+// come from the system's packages, and its packages and build from `ringside contestants install`.
+std::string install_hint(const Contestant& contestant, const std::vector<std::string>& programs) {
+  const std::string& install = contestant.manifest.install;
+  if (!contestant.bundled || data_folder().origin == DataOrigin::kSourceTree) {
+    return install.empty() ? "scripts/setup" : install;
+  }
+  if (programs.empty()) return "ringside contestants install " + contestant.name();
+  std::string packages;
+  for (const std::string& program : programs) {
+    packages += " " + (program == "node" ? std::string("nodejs") : program == "cc" ? "gcc" : program);
+  }
+  return "apt-get install" + packages + ", then ringside contestants install " + contestant.name();
 }
 
 }  // namespace
@@ -393,6 +432,7 @@ Runnability check_runnable(const Contestant& contestant) {
   const Manifest& manifest = contestant.manifest;
   if (!manifest.available) return {false, "not available: " + manifest.reason, ""};
   std::vector<std::string> missing;
+  std::vector<std::string> missing_programs;
   const PlaceholderValues values = fixed_placeholders(contestant);
   for (const std::string& entry : manifest.required) {
     // A bare name is a program on PATH; a path (relative to the folder, or from {bundled}) is a
@@ -402,7 +442,10 @@ Runnability check_runnable(const Contestant& contestant) {
       missing.push_back(entry + " (no bundled contestants folder: " + self_executable().string() +
                         " was not built in a source tree with contestants/)");
     } else if (program.find('/') == std::string::npos) {
-      if (!on_path(program)) missing.push_back(program + " (not on PATH)");
+      if (!on_path(program)) {
+        missing.push_back(program + " (not on PATH)");
+        missing_programs.push_back(program);
+      }
     } else if (access((contestant.dir / program).c_str(), F_OK) != 0) {
       missing.push_back(program + (program.front() == '/' ? " (no such file)"
                                                           : " (no such file, relative to the folder)"));
@@ -414,7 +457,7 @@ Runnability check_runnable(const Contestant& contestant) {
     if (i > 0) reason += ", ";
     reason += missing[i];
   }
-  return {false, reason, manifest.install.empty() ? "scripts/setup" : manifest.install};
+  return {false, reason, install_hint(contestant, missing_programs)};
 }
 
 

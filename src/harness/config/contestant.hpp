@@ -108,8 +108,10 @@ Contestant load_contestant(const std::filesystem::path& dir);
 // first bad manifest, and std::runtime_error when root is not a readable folder.
 std::vector<Contestant> discover_contestants(const std::filesystem::path& root);
 
-// The bundled contestants: contestants/ of the data folder (harness/config/data_folder.hpp: an
-// install, $RINGSIDE_DATA or the source tree). Empty if there is none.
+// The bundled contestants: contestants/ of the data folder (harness/config/data_folder.hpp) when
+// that is the source tree; from an install or $RINGSIDE_DATA, its working copy in the cache
+// folder (cache_folder.hpp), brought up to date on first use, so builds and `npm ci` never write
+// into the install. Empty if there is none.
 std::filesystem::path default_contestants_dir();
 
 // The placeholders known before a start: {dir}, {ringside} and {bundled} (the bundled folder,

@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "core/fnv1a.hpp"
+#include "harness/config/cache_folder.hpp"
 #include "harness/config/placeholders.hpp"
 #include "harness/process/process.hpp"
 
@@ -89,13 +90,7 @@ std::string_view describe(BuildState state) {
 
 BuildCache::BuildCache(fs::path dir) : dir_(std::move(dir)) {}
 
-fs::path BuildCache::default_dir() {
-  const char* xdg = std::getenv("XDG_CACHE_HOME");
-  if (xdg != nullptr && xdg[0] == '/') return fs::path(xdg) / "ringside" / "builds";
-  const char* home = std::getenv("HOME");
-  if (home != nullptr && home[0] == '/') return fs::path(home) / ".cache" / "ringside" / "builds";
-  return fs::temp_directory_path() / "ringside-builds";
-}
+fs::path BuildCache::default_dir() { return cache_folder() / "builds"; }
 
 std::string BuildCache::fingerprint(const Contestant& contestant) {
   Fnv1a hash;

@@ -2,8 +2,9 @@
 // it runs again only when the fingerprint of what decides it changes: the build argv and the
 // contents of every file under `build_inputs` (paths and bytes; folders walked recursively, in
 // sorted order; a symlink by its target text). The fingerprint is kept outside the source tree,
-// in a stamp file per contestant under the cache folder ($XDG_CACHE_HOME/ringside/builds, else
-// ~/.cache/ringside/builds), written only after a build succeeded.
+// in a stamp file per contestant under the cache folder (builds/ of cache_folder.hpp:
+// $RINGSIDE_CACHE, else $XDG_CACHE_HOME/ringside, else ~/.cache/ringside), written only after a
+// build succeeded.
 //
 //   BuildCache cache;                                   // or BuildCache(dir) in tests
 //   cache.state(contestant);                            // kNone, kBuilt, kNeedsBuild
