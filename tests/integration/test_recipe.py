@@ -43,7 +43,7 @@ class Recipe(unittest.TestCase):
         with open(DOCS) as f:
             commands = recipe_commands(f.read())
         self.assertGreaterEqual(len(commands), 3, commands)
-        self.assertIn("--new", commands[0])
+        self.assertEqual(commands[0][1:3], ["contestants", "new"], commands[0])
         for argv in commands:
             with self.subTest(command=" ".join(argv)):
                 done = subprocess.run([BIN, *argv[1:]], cwd=self.folder, capture_output=True,
@@ -54,7 +54,7 @@ class Recipe(unittest.TestCase):
                     # The scaffold's server is fair as written: no fairness warning.
                     self.assertIn("PASS", done.stdout)
                     self.assertNotIn("WARN fairness", done.stdout)
-        name = commands[0][commands[0].index("--new") + 1]
+        name = commands[0][3]
         self.assertTrue(os.path.isfile(os.path.join(self.folder, "contestants", name, "contestant.toml")))
         runs = glob.glob(os.path.join(self.folder, "results", "*", "results.json"))
         self.assertEqual(len(runs), 1, runs)
