@@ -26,6 +26,7 @@
 #include "harness/config/contestant.hpp"
 #include "harness/config/contestant_folders.hpp"
 #include "harness/process/cpu_shield.hpp"
+#include "harness/process/node_packages.hpp"
 #include "harness/process/proc_table.hpp"
 #include "harness/process/tls_client.hpp"
 #include "harness/process/tls_material.hpp"
@@ -331,6 +332,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
   };
+  harness::install_node_packages_on_first_use(contestants, options.progress, options.stop);
   options.fairness = scenario != nullptr
                          ? harness::fairness_options_for(*scenario, "the scenario's largest level")
                          : fairness_for_validate();
@@ -520,6 +522,7 @@ int run_benchmark(const CompareFlags& flags) {
   options.progress = [](const std::string& line) {
     std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
   };
+  harness::install_node_packages_on_first_use(contestants, options.progress, options.stop);
   harness::RunResults results;
   try {
     results = harness::run_compare(*scenario, contestants, options);

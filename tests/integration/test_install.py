@@ -182,6 +182,14 @@ class InstalledTest(unittest.TestCase):
         bare = hidden_source_run([str(self.binary), "compare", "--list", "--cache",
                                   str(self.folder / "bare-cache"), "node-http"], self.work, env, 120)
         self.assertIn("install: ringside contestants install node-http", bare.stdout)
+        # compare installs them on first use too, saying so (the stand-in's pg is no real one,
+        # so how the check of node-http ends is not this test's business).
+        first_use = self.folder / "first-use-cache"
+        validate = hidden_source_run([str(self.binary), "compare", "--validate", "--cache",
+                                      str(first_use), "node-http"], self.work, env, 300)
+        self.assertIn(f"first use: npm ci in {first_use / 'contestants'}", validate.stderr)
+        self.assertEqual(calls.read_text().splitlines()[-1].split()[:3],
+                         ["ci", "--prefix", str(first_use / "contestants")])
         self.assertEqual(snapshot(self.prefix), before, "contestants install wrote under the prefix")
 
 

@@ -11,7 +11,9 @@
 
 #include <atomic>
 #include <filesystem>
+#include <functional>
 #include <string>
+#include <vector>
 
 #include "harness/config/contestant.hpp"
 
@@ -33,5 +35,13 @@ struct NodePackagesOutcome {
 // lines in the reason on failure.
 NodePackagesOutcome install_node_packages(const std::filesystem::path& bundled, double timeout_s,
                                           const std::atomic<bool>* stop = nullptr);
+
+// A run's first use from an install (or $RINGSIDE_DATA; in the source tree scripts/setup owns
+// node_modules): when any of `contestants` needs the Node packages and the working copy has none
+// or stale ones, install them, saying so through `progress` before and after. A failure is said
+// and left at that: those contestants are then not runnable, with the command that fixes it.
+void install_node_packages_on_first_use(const std::vector<Contestant>& contestants,
+                                        const std::function<void(const std::string&)>& progress,
+                                        const std::atomic<bool>* stop = nullptr);
 
 }  // namespace ringside::harness
