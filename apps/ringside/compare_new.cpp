@@ -9,7 +9,6 @@
 namespace ringside::apps {
 namespace {
 
-constexpr const char* kName = "ringside compare";
 
 // The flag the printed commands need to find the folder: none for ./contestants, which is
 // searched by default.
@@ -37,8 +36,9 @@ std::optional<int> run_new_flags(const NewFlags& flags, const std::string& folde
   if (flags.name.empty()) return std::nullopt;
   const harness::ScaffoldKind* kind = harness::find_scaffold_kind(flags.like);
   if (kind == nullptr) {
-    std::fprintf(stderr, "%s: --like '%s' is not a kind of server it can write (known: %s)\n",
-                 kName, flags.like.c_str(), harness::scaffold_kind_names().c_str());
+    std::fprintf(stderr, "%s: %s '%s' is not a kind of server it can write (known: %s)\n",
+                 flags.command, flags.kind_flag, flags.like.c_str(),
+                 harness::scaffold_kind_names().c_str());
     return 2;
   }
   const std::string target = folder.empty() ? "contestants" : folder;
@@ -54,10 +54,10 @@ std::optional<int> run_new_flags(const NewFlags& flags, const std::string& folde
                 flags.name.c_str(), flag.c_str());
     return 0;
   } catch (const harness::ScaffoldError& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", flags.command, error.what());
     return 2;
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s: --new: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", flags.command, error.what());
     return 1;
   }
 }

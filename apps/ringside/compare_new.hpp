@@ -12,6 +12,9 @@ namespace ringside::apps {
 struct NewFlags {
   std::string name;
   std::string like = "python";
+  // For messages: `ringside compare --new ... --like`, or `ringside contestants new ... --from`.
+  const char* command = "ringside compare";
+  const char* kind_flag = "--like";
 };
 
 void add_new_flags(CLI::App& app, NewFlags& flags);

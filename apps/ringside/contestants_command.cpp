@@ -167,6 +167,8 @@ int run_install(int argc, char** argv) {
 
 int run_new(int argc, char** argv) {
   NewFlags flags;
+  flags.command = "ringside contestants new";
+  flags.kind_flag = "--from";
   std::vector<std::string> dirs;
   CLI::App app("Begin a contestant of your own: NAME/contestant.toml (every field explained) and "
                "a minimal fair server, in ./contestants (or --contestants DIR), then say what to "

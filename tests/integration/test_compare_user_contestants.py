@@ -209,7 +209,7 @@ class WhichFolderTest(UserContestantsTest):
         hint = (f"; looked in {BUNDLED} (bundled), {mine} (--contestants), "
                 f"{os.path.join(self.scratch, 'contestants')} (current folder); to add one, write "
                 "NAME/contestant.toml in ./contestants or in a folder given with --contestants DIR, "
-                "or begin one with `ringside compare --new NAME` (docs/contestants.md)")
+                "or begin one with `ringside contestants new NAME` (docs/contestants.md)")
         err = self.assert_one_line_exit_2(["--validate", "--contestants", mine, "my-pyhton-app"],
                                           "unknown contestant 'my-pyhton-app' (known: ", hint)
         self.assertIn(f"{NAME}, nginx", err)  # the user's and the bundled names alike

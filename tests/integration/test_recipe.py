@@ -68,5 +68,39 @@ class Recipe(unittest.TestCase):
         self.assertTrue(all(p["median"]["completed"] > 0 for p in measured), measured)
 
 
+class NewContestantTest(unittest.TestCase):
+    """`ringside contestants new` and `compare --new`: a bad kind or a folder already there is one
+    line naming the flag, exit 2, and nothing written."""
+
+    def setUp(self):
+        self.folder = tempfile.mkdtemp(prefix="ringside-new-")
+        self.addCleanup(shutil.rmtree, self.folder, True)
+
+    def run_here(self, *argv):
+        return subprocess.run([BIN, *argv], cwd=self.folder, capture_output=True, text=True,
+                              timeout=60)
+
+    def test_from_node_http_then_the_same_name_again(self):
+        made = self.run_here("contestants", "new", "mine", "--from", "node-http")
+        self.assertEqual(made.returncode, 0, made.stderr)
+        self.assertEqual(sorted(os.listdir(os.path.join(self.folder, "contestants", "mine"))),
+                         ["contestant.toml", "server.js"])
+        again = self.run_here("contestants", "new", "mine")
+        self.assertEqual(again.returncode, 2)
+        self.assertEqual(len(again.stderr.strip().splitlines()), 1, again.stderr)
+        self.assertTrue(again.stderr.startswith("ringside contestants new: "), again.stderr)
+
+    def test_an_unknown_kind_names_the_flag_it_came_with(self):
+        for argv, flag in ((("contestants", "new", "x", "--from", "cobol"), "--from"),
+                           (("compare", "--new", "x", "--like", "cobol"), "--like")):
+            with self.subTest(flag=flag):
+                done = self.run_here(*argv)
+                self.assertEqual(done.returncode, 2)
+                self.assertEqual(len(done.stderr.strip().splitlines()), 1, done.stderr)
+                self.assertIn(f"{flag} 'cobol' is not a kind of server it can write (known: python, "
+                              "node-http)", done.stderr)
+        self.assertFalse(os.path.exists(os.path.join(self.folder, "contestants")))
+
+
 if __name__ == "__main__":
     unittest.main()

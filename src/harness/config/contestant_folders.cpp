@@ -163,7 +163,7 @@ std::string unknown_contestant_hint(const std::vector<ContestantFolder>& folders
   return "looked in " + (folders.empty() ? std::string("no folder") : describe_folders(folders)) +
          "; to add one, write NAME/" + std::string(kManifestFile) +
          " in ./contestants or in a folder given with --contestants DIR, or begin one with "
-         "`ringside compare --new NAME` (docs/contestants.md)";
+         "`ringside contestants new NAME` (docs/contestants.md)";
 }
 
 }  // namespace ringside::harness

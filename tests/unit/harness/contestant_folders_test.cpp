@@ -157,7 +157,7 @@ TEST(ContestantFolders, TheHintSaysWhereItLookedAndHowToAddOne) {
                 " (--contestants), " + (layout.work / "contestants").string() +
                 " (current folder), " + layout.config.string() +
                 " (user folder); to add one, write NAME/contestant.toml in ./contestants or in a "
-                "folder given with --contestants DIR, or begin one with `ringside compare --new NAME` "
+                "folder given with --contestants DIR, or begin one with `ringside contestants new NAME` "
                 "(docs/contestants.md)");
   EXPECT_EQ(unknown_contestant_hint({}).rfind("looked in no folder; ", 0), 0u);
 }
