@@ -17,7 +17,8 @@ NAME = "hostile-bytes"
 TITLE = "malformed and smuggling requests, then the fuzz targets under ASan+UBSan"
 BUDGET_S = (240, 2700)
 
-FUZZ_TARGETS = ("request_parser", "response_parser", "connection", "tls_connection")
+FUZZ_TARGETS = ("request_parser", "response_parser", "connection", "tls_connection",
+                "h2_response_reader")
 # The targets that drive a whole connection take scripts: a longer input is a longer session.
 LONG_INPUTS = ("connection", "tls_connection")
 

@@ -1,0 +1,81 @@
+// The reading side of an HTTP/2 client connection (RFC 9113), for the load generator: whole
+// frames from the server in, per stream "its :status", "it ended", "it was reset" out, and the
+// control answers a client owes (SETTINGS ACK, PING ACK, WINDOW_UPDATE) written for the caller to
+// send. Header blocks are decoded with libnghttp2's HPACK inflater, behind this class, so our own
+// decoder can replace it; each block is fed as its frames arrive (HEADERS, then CONTINUATION).
+//
+// Flow control the way h2load does it: the client's start (write_client_start) announces the
+// largest stream window and raises the connection's as far, so a server never waits for us; the
+// DATA bytes read are given back to the connection in one WINDOW_UPDATE per `window_refill`.
+//
+//   char start[H2ResponseReader::kClientStartSize];
+//   send(start, H2ResponseReader::write_client_start(start));   // then the requests' HEADERS
+//   H2ResponseReader reader;
+//   H2ReadResult r = reader.feed(input, answers, listener);     // r.consumed, r.error
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <span>
+
+#include "http/h2_frame.hpp"
+#include "http/out_buffer.hpp"
+
+struct nghttp2_hd_inflater;
+
+namespace ringside::http {
+
+class H2ResponseListener {
+ public:
+  virtual void on_status(std::uint32_t stream_id, int status) = 0;  // a final (>= 200) :status
+  virtual void on_stream_end(std::uint32_t stream_id) = 0;          // END_STREAM arrived
+  virtual void on_stream_reset(std::uint32_t stream_id, H2Error error) = 0;
+  virtual void on_goaway(std::uint32_t last_stream_id, H2Error error) = 0;
+
+ protected:
+  ~H2ResponseListener() = default;
+};
+
+struct H2ReadResult {
+  std::size_t consumed = 0;
+  // kNoError, or why the connection must end (a GOAWAY with it is the caller's to send).
+  H2Error error = H2Error::kNoError;
+};
+
+class H2ResponseReader {
+ public:
+  // The preface, SETTINGS (push off, stream window 2^31-1) and the connection's WINDOW_UPDATE.
+  static constexpr std::size_t kClientStartSize = 24 + 9 + 12 + 9 + 4;
+  static std::size_t write_client_start(char* out);
+  // Room an answer may need: the largest is PING's ACK.
+  static constexpr std::size_t kAnswerRoom = kH2FrameHeaderSize + 8;
+
+  explicit H2ResponseReader(std::uint32_t window_refill = 1U << 30);
+  ~H2ResponseReader();
+  H2ResponseReader(const H2ResponseReader&) = delete;
+  H2ResponseReader& operator=(const H2ResponseReader&) = delete;
+
+  // Reads the whole frames at the start of `input`, stopping early when `answers` has less than
+  // kAnswerRoom left (call again after sending them). A partial frame stays for the next call.
+  H2ReadResult feed(std::span<const char> input, OutBuffer& answers, H2ResponseListener& listener);
+
+  // The server's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited until it says).
+  [[nodiscard]] std::uint32_t max_concurrent_streams() const { return max_concurrent_streams_; }
+
+ private:
+  H2Error on_frame(const ScannedFrame& frame, OutBuffer& answers, H2ResponseListener& listener);
+  H2Error on_header_fragment(std::uint32_t stream_id, std::span<const char> fragment,
+                             bool end_headers, H2ResponseListener& listener);
+  H2Error on_settings(const ScannedFrame& frame, OutBuffer& answers);
+
+  nghttp2_hd_inflater* inflater_ = nullptr;
+  FrameScanner scanner_;
+  std::uint32_t window_refill_;
+  std::uint64_t unreturned_ = 0;           // DATA bytes not yet given back to the connection
+  std::uint32_t max_concurrent_streams_ = 0xffffffff;
+  std::uint32_t block_stream_ = 0;         // a header block continues on this stream (0: none)
+  bool block_ends_stream_ = false;         // its HEADERS frame carried END_STREAM
+  int block_status_ = 0;                   // the :status its fields gave so far
+};
+
+}  // namespace ringside::http
