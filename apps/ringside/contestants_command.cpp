@@ -80,21 +80,13 @@ bool select(const std::vector<std::string>& names, const std::vector<std::string
 
 // npm ci once for every selected contestant that needs the Node packages; false when it failed.
 bool install_node_packages_for(const std::vector<harness::Contestant>& selected) {
-  if (std::none_of(selected.begin(), selected.end(), harness::needs_node_packages)) return true;
-  const std::filesystem::path bundled = harness::default_contestants_dir();
-  if (bundled.empty() || harness::node_packages_current(bundled)) return true;
-  std::printf("npm ci in %s: the Node packages and the deno and bun runtimes (about 380 MB; "
-              "once, and again only when the lockfile changes)...\n", bundled.c_str());
-  std::fflush(stdout);
-  const auto start = std::chrono::steady_clock::now();
-  const harness::NodePackagesOutcome outcome =
-      harness::install_node_packages(bundled, kInstallTimeoutS);
-  if (!outcome.ok) {
-    std::fprintf(stderr, "%s: %s\n", kName, outcome.reason.c_str());
-    return false;
-  }
-  std::printf("npm ci done in %.0f s\n", seconds_since(start));
-  return true;
+  const harness::NodePackagesOutcome outcome = harness::ensure_node_packages(
+      selected, [](const std::string& line) {
+        std::printf("%s\n", line.c_str());
+        std::fflush(stdout);
+      });
+  if (!outcome.ok) std::fprintf(stderr, "%s: %s\n", kName, outcome.reason.c_str());
+  return outcome.ok;
 }
 
 // One line per contestant: ready (built when it needed a build), or what is missing and the

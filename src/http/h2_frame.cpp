@@ -3,12 +3,6 @@
 namespace ringside::http {
 namespace {
 
-std::uint32_t read_u32(const char* p) {
-  const auto* b = reinterpret_cast<const unsigned char*>(p);
-  return static_cast<std::uint32_t>(b[0]) << 24 | static_cast<std::uint32_t>(b[1]) << 16 |
-         static_cast<std::uint32_t>(b[2]) << 8 | b[3];
-}
-
 void write_u32(std::uint32_t value, char* out) {
   out[0] = static_cast<char>(value >> 24);
   out[1] = static_cast<char>(value >> 16);
@@ -24,13 +18,19 @@ std::size_t frame(H2FrameType type, std::uint8_t flags, std::uint32_t stream_id,
 
 }  // namespace
 
+std::uint32_t read_h2_u32(const char* p) {
+  const auto* b = reinterpret_cast<const unsigned char*>(p);
+  return static_cast<std::uint32_t>(b[0]) << 24 | static_cast<std::uint32_t>(b[1]) << 16 |
+         static_cast<std::uint32_t>(b[2]) << 8 | b[3];
+}
+
 H2FrameHeader read_h2_frame_header(std::span<const char> bytes) {
   const auto* b = reinterpret_cast<const unsigned char*>(bytes.data());
   H2FrameHeader header;
   header.length = static_cast<std::uint32_t>(b[0]) << 16 | static_cast<std::uint32_t>(b[1]) << 8 | b[2];
   header.type = b[3];
   header.flags = b[4];
-  header.stream_id = read_u32(bytes.data() + 5) & 0x7fffffffU;
+  header.stream_id = read_h2_u32(bytes.data() + 5) & 0x7fffffffU;
   return header;
 }
 

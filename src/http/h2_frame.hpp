@@ -60,6 +60,9 @@ struct H2SettingValue {
   std::uint32_t value;
 };
 
+// A 32-bit field in network byte order (a stream id, an error code, a setting's value).
+[[nodiscard]] std::uint32_t read_h2_u32(const char* bytes);
+
 // Reads the header at the start of `bytes` (at least kH2FrameHeaderSize of them).
 [[nodiscard]] H2FrameHeader read_h2_frame_header(std::span<const char> bytes);
 // Writes it to `out` (kH2FrameHeaderSize bytes), the reserved bit clear.

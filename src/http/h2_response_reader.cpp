@@ -12,12 +12,6 @@ namespace {
 constexpr std::uint32_t kLargestWindow = 0x7fffffff;        // 2^31 - 1 (RFC 9113 section 6.9.1)
 constexpr std::uint32_t kDefaultConnectionWindow = 65535;   // section 6.9.2
 
-std::uint32_t read_u32(const char* p) {
-  const auto* b = reinterpret_cast<const unsigned char*>(p);
-  return static_cast<std::uint32_t>(b[0]) << 24 | static_cast<std::uint32_t>(b[1]) << 16 |
-         static_cast<std::uint32_t>(b[2]) << 8 | b[3];
-}
-
 // A three-digit :status, 0 when it is not one.
 int parse_status(std::string_view text) {
   if (text.size() != 3) return 0;
@@ -131,12 +125,12 @@ H2Error H2ResponseReader::on_frame(const ScannedFrame& frame, OutBuffer& answers
     }
     case H2FrameType::kRstStream:
       if (header.length != 4 || header.stream_id == 0) return H2Error::kFrameSizeError;
-      listener.on_stream_reset(header.stream_id, static_cast<H2Error>(read_u32(frame.payload.data())));
+      listener.on_stream_reset(header.stream_id, static_cast<H2Error>(read_h2_u32(frame.payload.data())));
       return H2Error::kNoError;
     case H2FrameType::kGoaway:
       if (header.length < 8 || header.stream_id != 0) return H2Error::kFrameSizeError;
-      listener.on_goaway(read_u32(frame.payload.data()) & 0x7fffffffU,
-                         static_cast<H2Error>(read_u32(frame.payload.data() + 4)));
+      listener.on_goaway(read_h2_u32(frame.payload.data()) & 0x7fffffffU,
+                         static_cast<H2Error>(read_h2_u32(frame.payload.data() + 4)));
       return H2Error::kNoError;
     case H2FrameType::kPushPromise:
       return H2Error::kProtocolError;  // our SETTINGS turned push off
@@ -188,7 +182,7 @@ H2Error H2ResponseReader::on_settings(const ScannedFrame& frame, OutBuffer& answ
   for (std::size_t at = 0; at < header.length; at += 6) {
     const auto* b = reinterpret_cast<const unsigned char*>(frame.payload.data() + at);
     const auto id = static_cast<std::uint16_t>(b[0] << 8 | b[1]);
-    const std::uint32_t value = read_u32(frame.payload.data() + at + 2);
+    const std::uint32_t value = read_h2_u32(frame.payload.data() + at + 2);
     if (id == static_cast<std::uint16_t>(H2Setting::kMaxConcurrentStreams)) {
       max_concurrent_streams_ = value;
     }

@@ -82,24 +82,35 @@ NodePackagesOutcome install_node_packages(const fs::path& bundled, double timeou
   return {true, true, {}};
 }
 
+NodePackagesOutcome ensure_node_packages(const std::vector<Contestant>& contestants,
+                                         const std::function<void(const std::string&)>& progress,
+                                         const std::atomic<bool>* stop, std::string_view occasion) {
+  if (std::none_of(contestants.begin(), contestants.end(), needs_node_packages)) return {};
+  const fs::path bundled = default_contestants_dir();
+  if (bundled.empty() || node_packages_current(bundled)) return {};
+  progress(std::string(occasion) + "npm ci in " + bundled.string() +
+           " (the Node packages and the deno and bun runtimes, about 380 MB; once, and again only "
+           "when the lockfile changes)...");
+  const auto start = std::chrono::steady_clock::now();
+  NodePackagesOutcome outcome = install_node_packages(bundled, 1800, stop);
+  if (outcome.ok) {
+    progress("npm ci done in " +
+             format_seconds(std::chrono::duration<double>(std::chrono::steady_clock::now() - start)
+                                .count()));
+  }
+  return outcome;
+}
+
 void install_node_packages_on_first_use(const std::vector<Contestant>& contestants,
                                         const std::function<void(const std::string&)>& progress,
                                         const std::atomic<bool>* stop) {
   const DataFolder& data = data_folder();
   if (data.origin == DataOrigin::kSourceTree || data.origin == DataOrigin::kNone) return;
-  if (std::none_of(contestants.begin(), contestants.end(), needs_node_packages)) return;
-  const fs::path bundled = default_contestants_dir();
-  if (bundled.empty() || node_packages_current(bundled)) return;
-  progress("first use: npm ci in " + bundled.string() +
-           " (the Node packages and the deno and bun runtimes, about 380 MB; once)...");
-  const auto start = std::chrono::steady_clock::now();
-  const NodePackagesOutcome outcome = install_node_packages(bundled, 1800, stop);
-  const double took =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-  progress(outcome.ok ? "npm ci done in " + format_seconds(took)
-                      : "npm ci: " + outcome.reason +
-                            " (the Node contestants are left out; `ringside contestants install` "
-                            "retries)");
+  const NodePackagesOutcome outcome = ensure_node_packages(contestants, progress, stop, "first use: ");
+  if (!outcome.ok) {
+    progress("npm ci: " + outcome.reason +
+             " (the Node contestants are left out; `ringside contestants install` retries)");
+  }
 }
 
 }  // namespace ringside::harness

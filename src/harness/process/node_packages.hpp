@@ -13,6 +13,7 @@
 #include <filesystem>
 #include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "harness/config/contestant.hpp"
@@ -35,6 +36,14 @@ struct NodePackagesOutcome {
 // lines in the reason on failure.
 NodePackagesOutcome install_node_packages(const std::filesystem::path& bundled, double timeout_s,
                                           const std::atomic<bool>* stop = nullptr);
+
+// When any of `contestants` needs the Node packages and the bundled folder's are missing or
+// stale: npm ci there, said through `progress` before ("<occasion>npm ci in DIR ...") and after a
+// success. Nothing to do is ok and !ran; a failure is returned for the caller to report.
+NodePackagesOutcome ensure_node_packages(const std::vector<Contestant>& contestants,
+                                         const std::function<void(const std::string&)>& progress,
+                                         const std::atomic<bool>* stop = nullptr,
+                                         std::string_view occasion = "");
 
 // A run's first use from an install (or $RINGSIDE_DATA; in the source tree scripts/setup owns
 // node_modules): when any of `contestants` needs the Node packages and the working copy has none
