@@ -41,8 +41,6 @@
 namespace ringside::apps {
 namespace {
 
-constexpr const char* kName = "ringside compare";
-
 struct CompareFlags {
   bool validate = false;
   bool list = false;
@@ -168,7 +166,7 @@ class SignalWatcher {
     while (!done_) {
       const int number = sigtimedwait(&signals_, nullptr, &kCheck);
       if (number > 0 && !interrupted_.exchange(true)) {
-        std::fprintf(stderr, "%s: %s, stopping the current contestant\n", kName,
+        std::fprintf(stderr, "%s: %s, stopping the current contestant\n", kCompareCommand,
                      strsignal(number));
       }
     }
@@ -192,7 +190,7 @@ bool find_contestants(const CompareFlags& flags, std::vector<harness::Contestant
     folders = harness::contestant_folders(search);
     all = harness::discover_in(folders);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
     return false;
   }
   if (folders.empty()) {
@@ -204,7 +202,7 @@ bool find_contestants(const CompareFlags& flags, std::vector<harness::Contestant
     std::fprintf(stderr,
                  "%s: no contestants folder: %s, and there is no ./contestants or %s; pass "
                  "--contestants DIR\n",
-                 kName, why.c_str(), harness::user_contestants_dir().c_str());
+                 kCompareCommand, why.c_str(), harness::user_contestants_dir().c_str());
     return false;
   }
   return true;
@@ -226,8 +224,8 @@ bool select_contestants(const CompareFlags& flags, std::vector<harness::Contesta
     if (found == all.end()) {
       std::string known;
       for (const auto& contestant : all) known += (known.empty() ? "" : ", ") + contestant.name();
-      std::fprintf(stderr, "%s: unknown contestant '%s' (known: %s); %s\n", kName, name.c_str(),
-                   known.empty() ? "none" : known.c_str(),
+      std::fprintf(stderr, "%s: unknown contestant '%s' (known: %s); %s\n", kCompareCommand,
+                   name.c_str(), known.empty() ? "none" : known.c_str(),
                    harness::unknown_contestant_hint(folders).c_str());
       return false;
     }
@@ -300,7 +298,7 @@ bool prepare_validate_tls(const std::vector<harness::ValidationTarget>& targets,
     options.start.tls_files = material->files();
     options.start.tls_client = std::make_shared<const harness::TlsClientContext>(material->files().ca);
   } catch (const harness::TlsError& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
     return false;
   }
   return true;
@@ -330,7 +328,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
   options.ready_timeout_s = flags.ready_timeout_s;
   options.stop = &watcher.interrupted();
   options.progress = [](const std::string& line) {
-    std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, line.c_str());
   };
   harness::install_node_packages_on_first_use(contestants, options.progress, options.stop);
   options.fairness = scenario != nullptr
@@ -358,7 +356,7 @@ int run_validate(const CompareFlags& flags, const std::vector<harness::Contestan
         for (const std::string& line : report.warning_lines()) std::printf("%s\n", line.c_str());
         std::fflush(stdout);
         if (!report.last_output.empty()) {
-          std::fprintf(stderr, "%s: %s: last output: %s\n", kName, report.name.c_str(),
+          std::fprintf(stderr, "%s: %s: last output: %s\n", kCompareCommand, report.name.c_str(),
                        report.last_output.c_str());
         }
       });
@@ -384,23 +382,27 @@ std::string utc_stamp() {
 // --postgres applied; nothing (after one line on stderr) when it cannot be used.
 std::optional<harness::Scenario> scenario_from_flags(const CompareFlags& flags) {
   if (flags.names.size() > 1) {
-    std::fprintf(stderr, "%s: a run takes one scenario file, got %zu arguments (contestants go in "
-                 "--only a,b)\n", kName, flags.names.size());
+    std::fprintf(stderr,
+                 "%s: a run takes one scenario file, got %zu arguments (contestants go in "
+                 "--only a,b)\n",
+                 kCompareCommand, flags.names.size());
     return std::nullopt;
   }
   std::filesystem::path file = flags.names.empty() ? harness::default_scenario_path()
                                                    : std::filesystem::path(flags.names.front());
   if (file.empty()) {
-    std::fprintf(stderr, "%s: no scenarios/default.toml in ringside's data folder, %s; or pass a "
+    std::fprintf(stderr,
+                 "%s: no scenarios/default.toml in ringside's data folder, %s; or pass a "
                  "scenario file\n",
-                 kName, harness::describe(harness::data_folder(), harness::self_executable()).c_str());
+                 kCompareCommand,
+                 harness::describe(harness::data_folder(), harness::self_executable()).c_str());
     return std::nullopt;
   }
   harness::Scenario scenario;
   try {
     scenario = harness::load_scenario(file);
   } catch (const harness::ScenarioError& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
     return std::nullopt;
   }
   if (flags.quick) {
@@ -435,7 +437,8 @@ int validate_command(const CompareFlags& flags) {
     (name.ends_with(".toml") ? scenario_files : names.names).push_back(name);
   }
   if (scenario_files.size() > 1) {
-    std::fprintf(stderr, "%s: --validate takes one scenario file, got %zu\n", kName, scenario_files.size());
+    std::fprintf(stderr, "%s: --validate takes one scenario file, got %zu\n", kCompareCommand,
+                 scenario_files.size());
     return 2;
   }
   std::optional<harness::Scenario> scenario;
@@ -443,7 +446,7 @@ int validate_command(const CompareFlags& flags) {
     try {
       scenario = harness::load_scenario(scenario_files.front());
     } catch (const harness::ScenarioError& error) {
-      std::fprintf(stderr, "%s: %s\n", kName, error.what());
+      std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
       return 2;
     }
   }
@@ -454,7 +457,7 @@ int validate_command(const CompareFlags& flags) {
     contestants = harness::select_for_scenario(scenario.value_or(harness::Scenario{}), named,
                                                flags.only, flags.skip);
   } catch (const harness::ScenarioError& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
     return 2;
   }
   return run_validate(flags, contestants, scenario ? &*scenario : nullptr);
@@ -474,7 +477,7 @@ int run_restore_cpus() {
     std::printf("CPU shield: %s\n", summary.text().c_str());
   }
   if (!summary.problem.empty()) {
-    std::fprintf(stderr, "%s: --restore-cpus: %s\n", kName, summary.problem.c_str());
+    std::fprintf(stderr, "%s: --restore-cpus: %s\n", kCompareCommand, summary.problem.c_str());
     return 1;
   }
   return 0;
@@ -491,12 +494,14 @@ int run_benchmark(const CompareFlags& flags) {
     contestants = harness::select_for_scenario(*scenario, everyone, flags.only, flags.skip,
                                                harness::unknown_contestant_hint(folders));
   } catch (const harness::ScenarioError& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, error.what());
     return 2;
   }
   if (contestants.empty()) {
-    std::fprintf(stderr, "%s: no contestant left to run (check the scenario's contestants, --only "
-                 "and --skip)\n", kName);
+    std::fprintf(stderr,
+                 "%s: no contestant left to run (check the scenario's contestants, --only "
+                 "and --skip)\n",
+                 kCompareCommand);
     return 2;
   }
   const std::filesystem::path out =
@@ -505,8 +510,8 @@ int run_benchmark(const CompareFlags& flags) {
   std::error_code error;
   std::filesystem::create_directories(out, error);
   if (error) {
-    std::fprintf(stderr, "%s: --out %s: cannot create the folder: %s\n", kName, out.c_str(),
-                 error.message().c_str());
+    std::fprintf(stderr, "%s: --out %s: cannot create the folder: %s\n", kCompareCommand,
+                 out.c_str(), error.message().c_str());
     return 2;
   }
 
@@ -520,7 +525,7 @@ int run_benchmark(const CompareFlags& flags) {
   options.stop = &watcher.interrupted();
   options.shield = !flags.no_shield;
   options.progress = [](const std::string& line) {
-    std::fprintf(stderr, "%s: %s\n", kName, line.c_str());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, line.c_str());
   };
   harness::install_node_packages_on_first_use(contestants, options.progress, options.stop);
   harness::RunResults results;
@@ -528,24 +533,24 @@ int run_benchmark(const CompareFlags& flags) {
     results = harness::run_compare(*scenario, contestants, options);
   } catch (const std::exception& failure) {
     // Caught so the engine unwinds: its CPU shield puts the machine's tasks back.
-    std::fprintf(stderr, "%s: the run failed: %s\n", kName, failure.what());
+    std::fprintf(stderr, "%s: the run failed: %s\n", kCompareCommand, failure.what());
     return 1;
   }
   std::fputs(harness::render_text_report(results).c_str(), stdout);
   try {
     harness::write_results_file(results, out / "results.json");
   } catch (const std::exception& failure) {
-    std::fprintf(stderr, "%s: %s\n", kName, failure.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, failure.what());
     return 1;
   }
   try {
     const harness::WrittenReports written = harness::write_reports(results, out);
     if (!written.charts_missing.empty()) {
-      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kName,
+      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kCompareCommand,
                    written.charts_missing.c_str());
     }
   } catch (const std::exception& failure) {
-    std::fprintf(stderr, "%s: %s\n", kName, failure.what());
+    std::fprintf(stderr, "%s: %s\n", kCompareCommand, failure.what());
     return 1;
   }
   std::printf("results in %s (results.json, report.md, report.html)\n", out.c_str());
@@ -554,7 +559,8 @@ int run_benchmark(const CompareFlags& flags) {
   // succeeded (--validate is the command that fails on a failing contestant). A run that had to
   // stop on its own (its database died) failed.
   if (!results.stopped_by.empty()) {
-    std::fprintf(stderr, "%s: the run stopped early: %s\n", kName, results.stopped_by.c_str());
+    std::fprintf(stderr, "%s: the run stopped early: %s\n", kCompareCommand,
+                 results.stopped_by.c_str());
     return 1;
   }
   return results.partial ? 130 : 0;
@@ -564,7 +570,7 @@ int run_benchmark(const CompareFlags& flags) {
 
 int run_compare(int argc, char** argv) {
   CompareFlags flags;
-  CLI::App app(kName, kName);
+  CLI::App app(kCompareCommand, kCompareCommand);
   parse_compare_flags(app, flags);
   ReportFlags report_flags;
   add_report_flags(app, report_flags);
@@ -581,19 +587,23 @@ int run_compare(int argc, char** argv) {
   if (auto exit_code = run_new_flags(new_flags, own_folder)) return *exit_code;
   if (flags.restore_cpus) {
     if (flags.validate || flags.list || !flags.names.empty()) {
-      std::fprintf(stderr, "%s: --restore-cpus goes alone: it only puts back what a killed run "
-                           "moved\n", kName);
+      std::fprintf(stderr,
+                   "%s: --restore-cpus goes alone: it only puts back what a killed run "
+                   "moved\n",
+                   kCompareCommand);
       return 2;
     }
     return run_restore_cpus();
   }
   if (flags.validate && flags.list) {
-    std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kName);
+    std::fprintf(stderr, "%s: --validate and --list go alone: pass one of them\n", kCompareCommand);
     return 2;
   }
   if (!flags.validate && app.count("--host") > 0) {
-    std::fprintf(stderr, "%s: --host goes with --validate; a run listens on its scenario's [load] "
-                         "server_address\n", kName);
+    std::fprintf(stderr,
+                 "%s: --host goes with --validate; a run listens on its scenario's [load] "
+                 "server_address\n",
+                 kCompareCommand);
     return 2;
   }
   if (!flags.validate && !flags.list) return run_benchmark(flags);

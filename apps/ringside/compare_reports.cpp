@@ -10,8 +10,6 @@
 namespace ringside::apps {
 namespace {
 
-constexpr const char* kName = "ringside compare";
-
 harness::RunResults read_run(const std::string& file_or_folder) {
   return harness::read_results_file(harness::results_file_in(file_or_folder));
 }
@@ -22,7 +20,7 @@ int run_diff(const ReportFlags& flags) {
     a = read_run(flags.diff[0]);
     b = read_run(flags.diff[1]);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s --diff: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s --diff: %s\n", kCompareCommand, error.what());
     return 2;
   }
   const harness::RunDiff diff = harness::diff_runs(a, b);
@@ -35,7 +33,8 @@ int run_report(const ReportFlags& flags) {
   if (!flags.web_dir.empty()) {
     web = harness::load_web_assets(flags.web_dir);
     if (!web.missing.empty()) {
-      std::fprintf(stderr, "%s: --web %s: %s\n", kName, flags.web_dir.c_str(), web.missing.c_str());
+      std::fprintf(stderr, "%s: --web %s: %s\n", kCompareCommand, flags.web_dir.c_str(),
+                   web.missing.c_str());
       return 2;
     }
   } else {
@@ -48,11 +47,11 @@ int run_report(const ReportFlags& flags) {
         harness::write_reports(results, file.parent_path(), web);
     std::printf("report: %s\nreport: %s\n", written.markdown.c_str(), written.html.c_str());
     if (!written.charts_missing.empty()) {
-      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kName,
+      std::fprintf(stderr, "%s: report.html has no charts: %s\n", kCompareCommand,
                    written.charts_missing.c_str());
     }
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s --report: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s --report: %s\n", kCompareCommand, error.what());
     return 2;
   }
   return 0;
@@ -75,7 +74,7 @@ void add_report_flags(CLI::App& app, ReportFlags& flags) {
 std::optional<int> run_report_flags(const ReportFlags& flags) {
   if (flags.diff.empty() && flags.report_dir.empty()) return std::nullopt;
   if (!flags.diff.empty() && !flags.report_dir.empty()) {
-    std::fprintf(stderr, "%s: --diff and --report go alone: pass one of them\n", kName);
+    std::fprintf(stderr, "%s: --diff and --report go alone: pass one of them\n", kCompareCommand);
     return 2;
   }
   return flags.diff.empty() ? run_report(flags) : run_diff(flags);

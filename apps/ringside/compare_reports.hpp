@@ -11,6 +11,9 @@
 
 namespace ringside::apps {
 
+// How the command names itself in its error lines.
+inline constexpr const char* kCompareCommand = "ringside compare";
+
 struct ReportFlags {
   std::vector<std::string> diff;
   std::string report_dir;

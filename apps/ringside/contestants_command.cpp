@@ -26,7 +26,7 @@
 namespace ringside::apps {
 namespace {
 
-constexpr const char* kName = "ringside contestants";
+constexpr const char* kContestantsCommand = "ringside contestants";
 constexpr double kInstallTimeoutS = 1800;
 
 constexpr const char* kUsage =
@@ -58,14 +58,14 @@ bool select(const std::vector<std::string>& names, const std::vector<std::string
     folders = harness::contestant_folders(search);
     all = harness::discover_in(folders);
   } catch (const std::exception& error) {
-    std::fprintf(stderr, "%s: %s\n", kName, error.what());
+    std::fprintf(stderr, "%s: %s\n", kContestantsCommand, error.what());
     return false;
   }
   for (const std::string& name : names) {
     auto found = std::find_if(all.begin(), all.end(),
                               [&](const harness::Contestant& c) { return c.name() == name; });
     if (found == all.end()) {
-      std::fprintf(stderr, "%s: unknown contestant '%s'; %s\n", kName, name.c_str(),
+      std::fprintf(stderr, "%s: unknown contestant '%s'; %s\n", kContestantsCommand, name.c_str(),
                    harness::unknown_contestant_hint(folders).c_str());
       return false;
     }
@@ -85,7 +85,7 @@ bool install_node_packages_for(const std::vector<harness::Contestant>& selected)
         std::printf("%s\n", line.c_str());
         std::fflush(stdout);
       });
-  if (!outcome.ok) std::fprintf(stderr, "%s: %s\n", kName, outcome.reason.c_str());
+  if (!outcome.ok) std::fprintf(stderr, "%s: %s\n", kContestantsCommand, outcome.reason.c_str());
   return outcome.ok;
 }
 
@@ -185,9 +185,10 @@ int run_contestants(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
-  std::fprintf(stderr, "%s: %s\n%s", kName,
-               command.empty() ? "a command is needed" : ("unknown command '" + command + "'").c_str(),
-               kUsage);
+  std::fprintf(
+      stderr, "%s: %s\n%s", kContestantsCommand,
+      command.empty() ? "a command is needed" : ("unknown command '" + command + "'").c_str(),
+      kUsage);
   return 2;
 }
 

@@ -1,9 +1,11 @@
 // Character classes and small field-value helpers of HTTP (RFC 9110 section 5), shared by the
-// request and response parsers. Pure, constexpr where it can be, no allocation.
+// request and response parsers. Pure, constexpr where it can be, no allocation (but
+// lowercase_copy, which the harness uses off the hot path).
 #pragma once
 
 #include <array>
 #include <cstdint>
+#include <string>
 #include <string_view>
 
 namespace ringside::http {
@@ -56,6 +58,14 @@ constexpr int hex_value(char c) {
 }
 constexpr bool is_hex(char c) { return hex_value(c) >= 0; }
 constexpr char ascii_lower(char c) { return (c >= 'A' && c <= 'Z') ? static_cast<char>(c + 32) : c; }
+
+// The ASCII lower-case copy of a token or value (a media type, a runtime's name, an error
+// message): the harness's one copy of this loop.
+inline std::string lowercase_copy(std::string_view text) {
+  std::string out(text);
+  for (char& c : out) c = ascii_lower(c);
+  return out;
+}
 
 // ASCII case-insensitive equality, for header names and tokens.
 constexpr bool equals_ignore_case(std::string_view a, std::string_view b) {

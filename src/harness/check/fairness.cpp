@@ -6,6 +6,8 @@
 #include <map>
 #include <span>
 
+#include "http/token.hpp"
+
 namespace ringside::harness {
 namespace {
 
@@ -187,15 +189,9 @@ std::vector<Command> commands_of(const std::vector<std::string>& argv) {
   return commands;
 }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
-  return out;
-}
-
 // Node or Bun, by the manifest's runtime or the program its start runs.
 std::string javascript_runtime(const Manifest& manifest) {
-  const std::string runtime = lower(manifest.runtime);
+  const std::string runtime = http::lowercase_copy(manifest.runtime);
   const std::string program =
       manifest.start.empty() ? "" : std::string(base_name(manifest.start[0]));
   if (runtime == "node" || program == "node" || program == "nodejs") return "node";

@@ -6,6 +6,8 @@
 #include <ctime>
 #include <nlohmann/json.hpp>
 
+#include "http/token.hpp"
+
 namespace ringside::harness {
 namespace {
 
@@ -42,20 +44,12 @@ std::string printable(std::string_view text) {
 
 std::string quote(std::string_view text) { return "'" + printable(text) + "'"; }
 
-std::string lower(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) {
-    if (c >= 'A' && c <= 'Z') c = static_cast<char>(c - 'A' + 'a');
-  }
-  return out;
-}
-
 // The media type of a Content-Type value: "text/plain; charset=utf-8" -> "text/plain".
 std::string media_type(std::string_view value) {
   std::string_view type = value.substr(0, value.find(';'));
   while (!type.empty() && (type.back() == ' ' || type.back() == '\t')) type.remove_suffix(1);
   while (!type.empty() && (type.front() == ' ' || type.front() == '\t')) type.remove_prefix(1);
-  return lower(type);
+  return http::lowercase_copy(type);
 }
 
 // IMF-fixdate, RFC 9110 section 5.6.7: "Sun, 06 Nov 1994 08:49:37 GMT".

@@ -7,7 +7,6 @@
 #include <unistd.h>
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <charconv>
 #include <chrono>
@@ -23,6 +22,7 @@
 #include <thread>
 
 #include "harness/process/process.hpp"
+#include "http/token.hpp"
 
 namespace ringside::harness {
 namespace {
@@ -44,16 +44,10 @@ std::string format_number(double value) {
 
 bool is_whole(double value) { return value == std::floor(value); }
 
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
-
 // "Content-Type: text/plain" -> its value when the header is that name, else nothing.
 std::optional<std::string> header_value(std::string_view header, std::string_view name) {
   const std::size_t colon = header.find(':');
-  if (colon == std::string_view::npos || lowercase(header.substr(0, colon)) != name) {
+  if (colon == std::string_view::npos || !http::equals_ignore_case(header.substr(0, colon), name)) {
     return std::nullopt;
   }
   std::string_view value = header.substr(colon + 1);

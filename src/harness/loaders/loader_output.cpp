@@ -1,23 +1,17 @@
 #include "harness/loaders/external_loader.hpp"
 
 #include <algorithm>
-#include <cctype>
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 
 #include "harness/process/process.hpp"
+#include "http/token.hpp"
 
 // The parsers of external_loader.hpp: each tool's report, as Debian's versions print it
 // (tests/fixtures/loader_output/), into RoundFigures.
 namespace ringside::harness {
 namespace {
-
-std::string lowercase(std::string_view text) {
-  std::string out(text);
-  for (char& c : out) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
-  return out;
-}
 
 struct Lines {
   explicit Lines(std::string_view text) {
@@ -116,7 +110,7 @@ void finish_rate(RoundFigures& figures) {
 
 // hey reports each distinct error message; the classes are ringside load's where they match.
 std::string hey_error_class(std::string_view message) {
-  const std::string text = lowercase(message);
+  const std::string text = http::lowercase_copy(message);
   auto has = [&](std::string_view part) { return text.find(part) != std::string::npos; };
   if (has("connection refused")) return "connect_refused";
   if (has("connection reset") || has("broken pipe")) return "reset";

@@ -8,8 +8,6 @@
 namespace ringside::harness {
 namespace {
 
-bool known(const Span& s) { return std::isfinite(s.low) && std::isfinite(s.high); }
-
 std::string without_unit(std::string text) {
   const std::string unit = " µs";
   if (text.size() > unit.size() && text.compare(text.size() - unit.size(), unit.size(), unit) == 0)
@@ -103,12 +101,12 @@ std::vector<VerdictBlock> verdict_blocks(const Verdict& verdict) {
 }
 
 std::string format_rate_span(const Span& span) {
-  if (!known(span)) return "";
+  if (!span_known(span)) return "";
   return "[" + format_rate(span.low) + "–" + format_rate(span.high) + "]";
 }
 
 std::string format_cpu_span(const Span& span) {
-  if (!known(span)) return "";
+  if (!span_known(span)) return "";
   return "[" + without_unit(format_cpu_per_request(span.low)) + "–" +
          without_unit(format_cpu_per_request(span.high)) + "]";
 }

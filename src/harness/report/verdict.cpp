@@ -6,9 +6,12 @@
 #include "harness/report/report_format.hpp"
 
 namespace ringside::harness {
-namespace {
 
-bool known(const Span& s) { return std::isfinite(s.low) && std::isfinite(s.high); }
+bool span_known(const Span& span) {
+  return std::isfinite(span.low) && std::isfinite(span.high);
+}
+
+namespace {
 
 Span known_interval(const Interval& i) { return {i.low, i.high}; }
 
@@ -114,7 +117,7 @@ RankedEntry score(const Candidate& candidate, const std::vector<unsigned>& level
       return entry;
     }
     Span span = measure.span(p);
-    if (!known(span)) span = {value, value};
+    if (!span_known(span)) span = {value, value};
     values.push_back(value);
     lows.push_back(span.low);
     highs.push_back(span.high);
@@ -213,15 +216,15 @@ std::vector<std::string> workload_order(const RunResults& results) {
 
 Span requests_per_s_span(const PointResult& point) {
   const Span interval = known_interval(point.requests_per_s_interval);
-  if (known(interval)) return interval;
+  if (span_known(interval)) return interval;
   const Span min_max{point.requests_per_s_min, point.requests_per_s_max};
-  if (known(min_max)) return min_max;
+  if (span_known(min_max)) return min_max;
   return rounds_min_max(point, [](const RoundFigures& r) { return r.requests_per_s; });
 }
 
 Span cpu_per_request_span(const PointResult& point) {
   const Span interval = known_interval(point.cpu_us_per_request_interval);
-  if (known(interval)) return interval;
+  if (span_known(interval)) return interval;
   return rounds_min_max(point, [](const RoundFigures& r) { return r.server_cpu_us_per_request; });
 }
 
@@ -230,15 +233,15 @@ Span p99_span(const PointResult& point) {
 }
 
 bool spans_overlap(const Span& a, const Span& b) {
-  return known(a) && known(b) && a.low <= b.high && b.low <= a.high;
+  return span_known(a) && span_known(b) && a.low <= b.high && b.low <= a.high;
 }
 
 RatioCall call_ratio(double value, const Span& value_span, double base, const Span& base_span) {
   RatioCall call;
   if (!std::isfinite(value) || !std::isfinite(base) || base <= 0) return call;
   call.ratio = value / base;
-  const Span a = known(value_span) ? value_span : Span{value, value};
-  const Span b = known(base_span) ? base_span : Span{base, base};
+  const Span a = span_known(value_span) ? value_span : Span{value, value};
+  const Span b = span_known(base_span) ? base_span : Span{base, base};
   call.tie = spans_overlap(a, b);
   return call;
 }

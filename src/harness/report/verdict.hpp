@@ -29,6 +29,8 @@ struct Span {
   double high = kUnmeasured;
 };
 
+// Both ends measured (finite).
+bool span_known(const Span& span);
 Span requests_per_s_span(const PointResult& point);
 Span cpu_per_request_span(const PointResult& point);
 Span p99_span(const PointResult& point);  // the rounds' min-max of p99 latency
