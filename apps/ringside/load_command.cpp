@@ -52,9 +52,9 @@ CLI::Validator flag_check(std::string (*check)(std::string_view)) {
 
 void define_flags(CLI::App& app, LoadFlags& f) {
   app.description(
-      "Load-test an HTTP/1.1 server, over plain TCP or TLS: fixed count (-n), duration (-d) or "
-      "constant rate (-R, latency corrected for coordinated omission). Prints a report, or one "
-      "JSON document with --json.");
+      "Load-test an HTTP/1.1 or HTTP/2 server, over plain TCP or TLS: fixed count (-n), duration "
+      "(-d) or constant rate (-R, latency corrected for coordinated omission). Prints a report, "
+      "or one JSON document with --json.");
   app.footer(
       "Exit codes: 0 when at least one request completed (whatever its status), 1 when none did "
       "(e.g. the server is down; the report is still printed) or --hlog could not be written, 2 "
@@ -88,6 +88,14 @@ void define_flags(CLI::App& app, LoadFlags& f) {
   app.add_option("--pipeline", f.config.pipeline, "Requests in flight per connection")
       ->capture_default_str()
       ->check(count_in(1, load::kMaxPipeline));
+  app.add_flag("--http2", f.config.http2,
+               "HTTP/2: h2 by ALPN on https:// URLs, h2c with prior knowledge on http:// ones (as "
+               "h2load)");
+  app.add_option("--streams", f.config.streams,
+                 "With --http2: concurrent streams per connection (h2load's -m), fewer if the "
+                 "server allows fewer")
+      ->capture_default_str()
+      ->check(count_in(1, load::kMaxStreams));
   app.add_option("-m,--method", f.spec.method, "Request method (a token: GET, POST, ...)")
       ->capture_default_str()
       ->check(flag_check(load::check_method));

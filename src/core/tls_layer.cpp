@@ -504,12 +504,17 @@ TlsSessionInfo TlsLayer::session_info() const {
     const char* name = SSL_group_to_name(ssl_, group);
     if (name != nullptr) info.group = name;
   }
-  const unsigned char* alpn = nullptr;
-  unsigned int alpn_length = 0;
-  SSL_get0_alpn_selected(ssl_, &alpn, &alpn_length);
-  if (alpn != nullptr) info.alpn.assign(reinterpret_cast<const char*>(alpn), alpn_length);
+  info.alpn = alpn();
   info.resumed = SSL_session_reused(ssl_) == 1;
   return info;
+}
+
+std::string_view TlsLayer::alpn() const {
+  const unsigned char* protocol = nullptr;
+  unsigned int length = 0;
+  SSL_get0_alpn_selected(ssl_, &protocol, &length);
+  if (protocol == nullptr) return {};
+  return {reinterpret_cast<const char*>(protocol), length};
 }
 
 void TlsLayer::on_send_secret(std::span<const unsigned char> secret) {

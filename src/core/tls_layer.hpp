@@ -32,6 +32,7 @@
 #include <cstdint>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "core/block_pool.hpp"
 #include "core/clock.hpp"
@@ -84,6 +85,8 @@ class TlsLayer final : private TransportHandler, private SendSecretListener {
   // Client: when the TCP connect completed (the handshake's start).
   [[nodiscard]] TimePoint tcp_connected_at() const { return tcp_connected_at_; }
   [[nodiscard]] TlsSessionInfo session_info() const;
+  // The protocol ALPN agreed on ("h2", "http/1.1"), empty when none; without copying it.
+  [[nodiscard]] std::string_view alpn() const;
   [[nodiscard]] bool resumed() const;
   // The kernel encrypts what this connection sends (kernel TLS).
   [[nodiscard]] bool kernel_sends() const { return kernel_ == KernelSending::kYes; }

@@ -179,6 +179,7 @@ H2Error H2ResponseReader::on_settings(const ScannedFrame& frame, OutBuffer& answ
     return header.length == 0 ? H2Error::kNoError : H2Error::kFrameSizeError;
   }
   if (header.length % 6 != 0) return H2Error::kFrameSizeError;
+  settings_received_ = true;
   for (std::size_t at = 0; at < header.length; at += 6) {
     const auto* b = reinterpret_cast<const unsigned char*>(frame.payload.data() + at);
     const auto id = static_cast<std::uint16_t>(b[0] << 8 | b[1]);

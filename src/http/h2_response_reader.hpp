@@ -61,6 +61,8 @@ class H2ResponseReader {
 
   // The server's SETTINGS_MAX_CONCURRENT_STREAMS (unlimited until it says).
   [[nodiscard]] std::uint32_t max_concurrent_streams() const { return max_concurrent_streams_; }
+  // Whether the server's first SETTINGS frame has arrived (until then its stream limit is unknown).
+  [[nodiscard]] bool settings_received() const { return settings_received_; }
 
  private:
   H2Error on_frame(const ScannedFrame& frame, OutBuffer& answers, H2ResponseListener& listener);
@@ -73,6 +75,7 @@ class H2ResponseReader {
   std::uint32_t window_refill_;
   std::uint64_t unreturned_ = 0;           // DATA bytes not yet given back to the connection
   std::uint32_t max_concurrent_streams_ = 0xffffffff;
+  bool settings_received_ = false;
   std::uint32_t block_stream_ = 0;         // a header block continues on this stream (0: none)
   bool block_ends_stream_ = false;         // its HEADERS frame carried END_STREAM
   int block_status_ = 0;                   // the :status its fields gave so far

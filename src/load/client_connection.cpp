@@ -4,21 +4,6 @@
 #include <cerrno>
 
 namespace ringside::load {
-namespace {
-
-ErrorClass connect_error_class(int error) {
-  if (error == ECONNREFUSED) return ErrorClass::kConnectRefused;
-  if (error == ETIMEDOUT) return ErrorClass::kConnectTimeout;
-  return ErrorClass::kConnectError;
-}
-
-ErrorClass io_error_class(int error, ErrorClass otherwise) {
-  if (error == EPROTO) return ErrorClass::kTls;  // a record that did not decrypt, an alert
-  return (error == ECONNRESET || error == EPIPE) ? ErrorClass::kReset : otherwise;
-}
-
-}  // namespace
-
 void ClientConnection::init(WorkerContext& context, core::TimePoint start,
                             core::Duration schedule_offset) {
   context_ = &context;
@@ -68,21 +53,7 @@ void ClientConnection::on_connected(int error) {
 
 void ClientConnection::opened(core::TimePoint now) {
   state_ = State::kOpen;
-  Stats& stats = context_->stats();
-  const core::TlsLayer* tls = transport_.tls();
-  // connect: the TCP handshake alone; tls_handshake: from its end to the TLS handshake's.
-  const core::TimePoint tcp_done = tls != nullptr ? tls->tcp_connected_at() : now;
-  if (context_->measuring(connect_started_)) {
-    stats.connect.record(context_->micros(tcp_done - connect_started_));
-    ++stats.connections_opened;
-    if (tls != nullptr) {
-      stats.tls_handshake.record(context_->micros(now - tcp_done));
-      ++stats.tls.handshakes;
-      stats.tls.resumed += tls->resumed();
-    }
-  }
-  if (tls != nullptr && stats.tls.version.empty()) note_negotiated(*tls);
-  if (tcp_done - connect_started_ >= kSlowConnect) ++stats.slow_connects;
+  context_->count_opened(transport_.tls(), connect_started_, now);
   if (count_ == 0) {
     disarm();
     timer_use_ = TimerUse::kNone;
@@ -90,16 +61,6 @@ void ClientConnection::opened(core::TimePoint now) {
     arm_timeout(now);
   }
   fill_pipeline(now);
-}
-
-// Once per worker (the strings allocate): what the first completed handshake agreed on.
-void ClientConnection::note_negotiated(const core::TlsLayer& tls) {
-  core::TlsSessionInfo info = tls.session_info();
-  TlsSummary& summary = context_->stats().tls;
-  summary.version = std::move(info.version);
-  summary.cipher = std::move(info.cipher);
-  summary.group = std::move(info.group);
-  summary.alpn = std::move(info.alpn);
 }
 
 void ClientConnection::fill_pipeline(core::TimePoint now) {
@@ -375,6 +336,5 @@ void ClientConnection::arm_timeout(core::TimePoint now) {
   timer_use_ = TimerUse::kTimeout;
   context_->timeouts.arm(*this, now);
 }
-
 
 }  // namespace ringside::load

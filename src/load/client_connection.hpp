@@ -21,23 +21,21 @@
 #include "core/transport.hpp"
 #include "http/response_parser.hpp"
 #include "load/load_config.hpp"
+#include "load/load_connection.hpp"
 #include "load/stats.hpp"
 #include "load/worker_context.hpp"
 
 namespace ringside::load {
 
-class ClientConnection final : public core::TransportHandler,
-                               public core::TimerNode,
-                               public ScheduledSender {
+class ClientConnection final : public LoadConnection {
  public:
   // -R: the first send is due at start + offset, and every connection_count / rate after.
   // (ScheduledSender::restart_schedule, for --start-at, begins again at start + that offset.)
   void init(WorkerContext& context, core::TimePoint start, core::Duration schedule_offset);
-  void start();  // opens the first connection
-  void on_timer();
-  void on_due();
-  // The run is over: requests still out are counted as in flight, the socket closed.
-  void abandon();
+  void start() override;
+  void on_timer() override;
+  void on_due() override;
+  void abandon() override;
 
   [[nodiscard]] unsigned in_flight() const { return count_; }
 
@@ -63,7 +61,6 @@ class ClientConnection final : public core::TransportHandler,
 
   void connect_now(core::TimePoint now);
   void opened(core::TimePoint now);
-  void note_negotiated(const core::TlsLayer& tls);
   // With TLS, when this connection's TCP connect completed (its handshake's start); else, or
   // before it, a time before connect_started_.
   [[nodiscard]] core::TimePoint tcp_connected_at() const;

@@ -32,7 +32,12 @@ struct LoadConfig {
   std::uint64_t requests = 0;     // -n: stop after this many measured requests (0: not set)
   double duration_s = 0;          // -d: stop after this long (0: not set; neither set: 10 s)
   double rate = 0;                // -R: requests/s in total, open model (0: as fast as possible)
-  unsigned pipeline = 1;          // requests in flight per connection
+  unsigned pipeline = 1;          // requests in flight per connection (HTTP/1.1)
+  // --http2: HTTP/2, by ALPN h2 on https:// URLs and with prior knowledge (h2c) on http:// ones,
+  // as h2load does; `streams` requests in flight per connection (h2load's -m), fewer when the
+  // server's SETTINGS_MAX_CONCURRENT_STREAMS says so.
+  bool http2 = false;
+  unsigned streams = 1;
   double timeout_s = 10;          // per request, and per connect
   double warmup_s = 0;            // traffic before measuring, excluded from every number
   bool keep_alive = true;
@@ -60,6 +65,10 @@ struct LoadConfig {
 
   // The URLs' scheme (they all share one, load_run's validate).
   [[nodiscard]] bool tls() const { return !targets.empty() && targets.front().url.tls; }
+  // "h2", "h2c" or "http/1.1": what the JSON and the report call the protocol.
+  [[nodiscard]] const char* protocol() const {
+    return !http2 ? "http/1.1" : (tls() ? "h2" : "h2c");
+  }
   [[nodiscard]] double effective_duration_s() const {
     return duration_s > 0 ? duration_s : (requests > 0 ? 0 : 10.0);
   }
@@ -68,6 +77,7 @@ struct LoadConfig {
 // Ranges of the settings above, enforced by validate() (load_run.hpp) and by the CLI. Time limits
 // keep seconds -> nanoseconds and deadline arithmetic far from overflow.
 inline constexpr unsigned kMaxPipeline = 64;
+inline constexpr unsigned kMaxStreams = 1000;
 inline constexpr unsigned kMaxConnections = 1'000'000;
 inline constexpr unsigned kMaxThreads = 1024;
 inline constexpr double kMaxDurationS = 30 * 24 * 3600.0;  // -d: 30 days

@@ -44,6 +44,32 @@ std::string check_tag(std::string_view tag) {
   return "";
 }
 
+namespace {
+
+// --http2 and --streams, and what HTTP/2 requests cannot carry yet.
+std::string validate_http2(const LoadConfig& config) {
+  if (config.streams == 0 || config.streams > kMaxStreams) {
+    return "--streams must be from 1 to " + std::to_string(kMaxStreams);
+  }
+  if (!config.http2) {
+    return config.streams > 1 ? "--streams needs --http2 (HTTP/1.1 has --pipeline)" : "";
+  }
+  if (config.pipeline > 1) return "--pipeline is HTTP/1.1's: with --http2 use --streams";
+  if (!config.keep_alive) return "--no-keepalive is HTTP/1.1's: drop it with --http2";
+  for (const Target& target : config.targets) {
+    if (target.body_size > 0) {
+      return "-b/--body: --http2 sends no request body yet: drop the body or --http2";
+    }
+    if (target.h2_headers.empty()) {
+      return "-H/--header: the request's headers exceed one 16 KiB HTTP/2 frame: send fewer or "
+             "shorter ones";
+    }
+  }
+  return "";
+}
+
+}  // namespace
+
 std::string validate(const LoadConfig& config) {
   if (config.targets.empty()) return "no URL given: pass one, or --urls-file";
   if (config.connections == 0 || config.connections > kMaxConnections) {
@@ -70,6 +96,7 @@ std::string validate(const LoadConfig& config) {
     return "--start-at must be a finite time";
   }
   if (!config.keep_alive && config.pipeline > 1) return "--pipeline needs keep-alive (drop --no-keepalive)";
+  if (std::string error = validate_http2(config); !error.empty()) return error;
   if (config.requests > 0 && config.connections > config.requests) {
     return "-c/--connections " + std::to_string(config.connections) + " exceeds -n/--requests " +
            std::to_string(config.requests) + ": every connection needs at least one request";

@@ -21,9 +21,17 @@ double thread_cpu_s() {
 LoadWorker::LoadWorker(const LoadConfig& config, const WorkerPlan& plan) : context_(config, plan) {
   const core::Duration stagger = config.rate > 0 ? core::seconds_to_duration(1.0 / config.rate)
                                                  : core::Duration::zero();
+  connections_.reserve(plan.connections);
   for (unsigned i = 0; i < plan.connections; ++i) {
     // -R: connection g of all sends first at start + g/rate, so sends are spread evenly.
-    connections_.emplace_back().init(context_, plan.start, stagger * (plan.first_connection + i));
+    const core::Duration offset = stagger * (plan.first_connection + i);
+    if (config.http2) {
+      http2_.emplace_back().init(context_, plan.start, offset);
+      connections_.push_back(&http2_.back());
+    } else {
+      http1_.emplace_back().init(context_, plan.start, offset);
+      connections_.push_back(&http1_.back());
+    }
   }
 }
 
@@ -82,9 +90,9 @@ void LoadWorker::run() {
   prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
   core::EventLoop& loop = context_.loop;
   loop.refresh_now();
-  for (ClientConnection& connection : connections_) connection.start();
-  auto fire = [](core::TimerNode& node) { static_cast<ClientConnection&>(node).on_timer(); };
-  auto due = [](ScheduledSender& sender) { static_cast<ClientConnection&>(sender).on_due(); };
+  for (LoadConnection* connection : connections_) connection->start();
+  auto fire = [](core::TimerNode& node) { static_cast<LoadConnection&>(node).on_timer(); };
+  auto due = [](ScheduledSender& sender) { static_cast<LoadConnection&>(sender).on_due(); };
   core::TimePoint last_turn = loop.now();
   while (!finished(loop.now())) {
     // What was outstanding while the loop waited stayed so until the events it returns with.
@@ -105,7 +113,7 @@ void LoadWorker::run() {
   }
   context_.stop_claiming();
   drain(fire);
-  for (ClientConnection& connection : connections_) connection.abandon();
+  for (LoadConnection* connection : connections_) connection->abandon();
   context_.stats().latency_seconds.finish();
   if (measured_cpu_from_s_ >= 0) measured_cpu_s_ = thread_cpu_s() - measured_cpu_from_s_;
   publish_progress();

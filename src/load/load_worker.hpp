@@ -6,9 +6,11 @@
 #include <atomic>
 #include <cstdint>
 #include <deque>
+#include <vector>
 
 #include "core/clock.hpp"
 #include "load/client_connection.hpp"
+#include "load/h2_client_connection.hpp"
 #include "load/load_config.hpp"
 #include "load/stats.hpp"
 #include "load/worker_context.hpp"
@@ -46,7 +48,9 @@ class LoadWorker {
   void publish_progress();
 
   WorkerContext context_;  // before the connections, which point to it
-  std::deque<ClientConnection> connections_;
+  std::deque<ClientConnection> http1_;    // one of these two holds the connections,
+  std::deque<H2ClientConnection> http2_;  // by LoadConfig::http2
+  std::vector<LoadConnection*> connections_;
   double measured_start_epoch_s_ = 0;
   double measured_cpu_from_s_ = -1;
   double measured_cpu_s_ = 0;

@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "load/hdr_log.hpp"
@@ -117,8 +118,12 @@ std::string format_text(const LoadResult& r) {
   std::string out;
   out += fmt::format("ringside load  {} {}{}\n", c.targets.front().method, url_text(c.targets.front().url),
                      c.targets.size() > 1 ? fmt::format(" (+{} more URLs, round-robin)", c.targets.size() - 1) : "");
-  out += fmt::format("  {} connections, {} threads, {}, pipeline {}, {}\n", c.connections, c.threads,
-                     c.keep_alive ? "keep-alive" : "a new connection per request", c.pipeline, mode_text(c));
+  const std::string in_flight =
+      c.http2 ? fmt::format("{}, {} streams per connection", c.protocol(), c.streams)
+              : fmt::format("pipeline {}", c.pipeline);
+  out += fmt::format("  {} connections, {} threads, {}, {}, {}\n", c.connections, c.threads,
+                     c.keep_alive ? "keep-alive" : "a new connection per request", in_flight,
+                     mode_text(c));
   if (!c.tag.empty()) out += fmt::format("  tag {}\n", c.tag);
   if (r.intended_start_epoch_s && r.start_late_s) {
     out += fmt::format("  --start-at {:.3f}: began at {:.6f}, {:.3f} ms after the instant\n",
@@ -209,6 +214,8 @@ nlohmann::ordered_json config_json(const LoadConfig& c) {
   config["duration_s"] = c.effective_duration_s();
   config["rate"] = c.rate;
   config["pipeline"] = c.pipeline;
+  config["protocol"] = c.protocol();
+  if (c.http2) config["streams"] = c.streams;
   config["keep_alive"] = c.keep_alive;
   config["timeout_s"] = c.timeout_s;
   config["warmup_s"] = c.warmup_s;
@@ -226,7 +233,16 @@ nlohmann::ordered_json config_json(const LoadConfig& c) {
   return config;
 }
 
-nlohmann::ordered_json to_json(const LoadResult& r) { return to_json(r, config_json(r.config)); }
+nlohmann::ordered_json to_json(const LoadResult& r) {
+  nlohmann::ordered_json j = to_json(r, config_json(r.config));
+  // Little's law's L, measured: requests outstanding on average over the run, and per connection
+  // (a closed loop that keeps every connection busy holds it at --pipeline, or --streams). A
+  // load's own document only: a merge has no such integral.
+  const double mean_in_flight = r.elapsed_s > 0 ? r.stats.outstanding_s / r.elapsed_s : 0;
+  j["in_flight_mean"] = {{"total", mean_in_flight},
+                         {"per_connection", mean_in_flight / std::max(1U, r.config.connections)}};
+  return j;
+}
 
 nlohmann::ordered_json to_json(const LoadResult& r, nlohmann::ordered_json config) {
   const LoadConfig& c = r.config;

@@ -15,7 +15,7 @@ namespace ringside::load {
 inline constexpr std::array<double, 11> kReportPercentiles = {50,   66,   75,   80,    90, 95,
                                                               98,   99,   99.9, 99.99, 100};
 // 3 added the `tls` error class, `tls` and `tls_handshake_us`; merge reads 2 as well.
-inline constexpr int kJsonSchemaVersion = 3;
+inline constexpr int kJsonSchemaVersion = 4;
 inline constexpr int kOldestMergedSchema = 2;
 
 struct RateSummary {

@@ -1,8 +1,20 @@
 #include "load/stats.hpp"
 
 #include <algorithm>
+#include <cerrno>
 
 namespace ringside::load {
+
+ErrorClass connect_error_class(int error) {
+  if (error == ECONNREFUSED) return ErrorClass::kConnectRefused;
+  if (error == ETIMEDOUT) return ErrorClass::kConnectTimeout;
+  return ErrorClass::kConnectError;
+}
+
+ErrorClass io_error_class(int error, ErrorClass otherwise) {
+  if (error == EPROTO) return ErrorClass::kTls;
+  return (error == ECONNRESET || error == EPIPE) ? ErrorClass::kReset : otherwise;
+}
 
 void TlsSummary::merge(const TlsSummary& other) {
   used = used || other.used;

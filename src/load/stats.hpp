@@ -19,31 +19,43 @@ namespace ringside::load {
 inline constexpr std::chrono::milliseconds kSlowConnect{900};
 
 enum class ErrorClass : std::uint8_t {
-  kConnectRefused,   // nothing listens (ECONNREFUSED)
-  kConnectTimeout,   // no handshake within --timeout
-  kConnectError,     // any other connect failure (unreachable, out of ports or files)
-  kReset,            // the server reset the connection (ECONNRESET, EPIPE)
-  kRead,             // another read error
-  kWrite,            // another write error
-  kTimeout,          // no response within --timeout
-  kMalformed,        // a response we could not parse
-  kClosed,           // the server closed the connection with the request unanswered
+  kConnectRefused,  // nothing listens (ECONNREFUSED)
+  kConnectTimeout,  // no handshake within --timeout
+  kConnectError,    // any other connect failure (unreachable, out of ports or files)
+  kReset,           // the server reset the connection (ECONNRESET, EPIPE)
+  kRead,            // another read error
+  kWrite,           // another write error
+  kTimeout,         // no response within --timeout
+  kMalformed,       // a response we could not parse
+  kClosed,          // the server closed the connection with the request unanswered
   // https://: the TLS handshake failed after the TCP connect (an alert, a certificate that did
   // not verify, a reset or close before it finished, no finish within --timeout), or a record
   // that did not decrypt later.
   kTls,
+  // --http2: the server broke the protocol (a frame we could not accept, a header block that did
+  // not decode, no h2 agreed by ALPN on https://, bytes that were not HTTP/2 at all), or its
+  // control frames outran our answers; every stream of the connection fails with it.
+  kProtocol,
+  // --http2: the server reset the stream (RST_STREAM: refused, cancelled, ...); the connection
+  // goes on.
+  kStreamReset,
   kCount,
 };
 inline constexpr std::size_t kErrorClasses = static_cast<std::size_t>(ErrorClass::kCount);
 
 // Stable keys (the JSON schema uses them) and what each means to a reader.
 constexpr std::string_view error_key(ErrorClass error) {
-  constexpr std::string_view kKeys[] = {"connect_refused", "connect_timeout", "connect_error",
-                                        "reset",           "read",            "write",
-                                        "timeout",         "malformed",       "closed",
-                                        "tls"};
+  constexpr std::string_view kKeys[] = {
+      "connect_refused", "connect_timeout", "connect_error", "reset", "read",     "write",
+      "timeout",         "malformed",       "closed",        "tls",   "protocol", "stream_reset"};
   return kKeys[static_cast<std::size_t>(error)];
 }
+
+// A failed connect's class, from its errno.
+ErrorClass connect_error_class(int error);
+// A failed read or write's: a reset, TLS (EPROTO: a record that did not decrypt, an alert), or
+// `otherwise`.
+ErrorClass io_error_class(int error, ErrorClass otherwise);
 
 // https://: what the handshakes negotiated and how many there were. The strings are the first
 // completed handshake's (read once per worker, so no request pays for them); a merge keeps the

@@ -7,6 +7,8 @@
 #include <stdexcept>
 
 #include "core/socket.hpp"
+#include "http/h2_frame.hpp"
+#include "http/hpack_request.hpp"
 #include "http/token.hpp"
 
 namespace ringside::load {
@@ -161,6 +163,43 @@ std::string check_request_spec(const RequestSpec& spec) {
   return "";
 }
 
+namespace {
+
+// "Name: value" split, the value without the spaces around it (RFC 9110 section 5.5).
+http::H2HeaderField split_header(std::string_view header) {
+  const std::size_t colon = header.find(':');
+  std::string_view value = header.substr(colon + 1);
+  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
+  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
+  return {header.substr(0, colon), value};
+}
+
+// The request's HEADERS frame (END_STREAM, END_HEADERS; stream id 0, patched per stream), or ""
+// when its header block does not fit one frame of the default maximum size.
+std::string h2_headers_frame(const Url& url, const RequestSpec& spec, std::string_view host) {
+  std::vector<http::H2HeaderField> fields;
+  if (!has_header(spec.headers, "user-agent")) fields.push_back({"user-agent", "ringside-load"});
+  for (const std::string& header : spec.headers) fields.push_back(split_header(header));
+  std::string authority(host);
+  for (const http::H2HeaderField& field : fields) {
+    if (http::equals_ignore_case(field.name, "host")) authority = field.value;
+  }
+  std::string frame(http::kH2FrameHeaderSize + http::kH2DefaultMaxFrameSize, '\0');
+  const std::size_t block = http::encode_request_headers(
+      {spec.method, url.tls ? "https" : "http", authority, url.path}, fields,
+      std::span<char>(frame).subspan(http::kH2FrameHeaderSize));
+  if (block == 0) return "";
+  http::H2FrameHeader header;
+  header.length = static_cast<std::uint32_t>(block);
+  header.type = static_cast<std::uint8_t>(http::H2FrameType::kHeaders);
+  header.flags = http::h2_flags::kEndStream | http::h2_flags::kEndHeaders;
+  http::write_h2_frame_header(header, frame.data());
+  frame.resize(http::kH2FrameHeaderSize + block);
+  return frame;
+}
+
+}  // namespace
+
 Target make_target(const Url& url, const RequestSpec& spec) {
   if (std::string error = check_request_spec(spec); !error.empty()) {
     throw std::invalid_argument(error);
@@ -185,6 +224,11 @@ Target make_target(const Url& url, const RequestSpec& spec) {
   }
   r += "\r\n";
   r += spec.body;
+  target.body_size = spec.body.size();
+  const bool v6 = url.host.find(':') != std::string::npos;
+  std::string host = v6 ? "[" + url.host + "]" : url.host;
+  if (url.port != url.default_port()) host += ":" + std::to_string(url.port);
+  target.h2_headers = h2_headers_frame(url, spec, host);
   return target;
 }
 

@@ -66,6 +66,10 @@ struct Target {
   Url url;
   std::string method;
   std::string request;  // the whole request: head and body
+  std::size_t body_size = 0;
+  // --http2: the request's HEADERS frame (stream id 0, patched per stream; Host as :authority,
+  // the connection-specific fields left out), "" when its header block exceeds one 16 KiB frame.
+  std::string h2_headers;
   bool is_head = false;
 };
 

@@ -13,7 +13,32 @@ std::unique_ptr<core::TlsContext> make_tls_client(const LoadConfig& config, std:
   options.ca_file = config.ca_file;
   options.server_name = tls_server_name(url);
   if (options.server_name.empty()) options.verify_ip = url.host;
+  if (config.http2) options.alpn = {"h2"};  // h2 or nothing: no fallback to HTTP/1.1
   return core::TlsContext::make_client(options, error);
+}
+
+void WorkerContext::count_opened(const core::TlsLayer* tls, core::TimePoint connect_started,
+                                 core::TimePoint now) {
+  // connect: the TCP handshake alone; tls_handshake: from its end to the TLS handshake's.
+  const core::TimePoint tcp_done = tls != nullptr ? tls->tcp_connected_at() : now;
+  if (measuring(connect_started)) {
+    stats_.connect.record(micros(tcp_done - connect_started));
+    ++stats_.connections_opened;
+    if (tls != nullptr) {
+      stats_.tls_handshake.record(micros(now - tcp_done));
+      ++stats_.tls.handshakes;
+      stats_.tls.resumed += tls->resumed();
+    }
+  }
+  // Once per worker (the strings allocate): what the first completed handshake agreed on.
+  if (tls != nullptr && stats_.tls.version.empty()) {
+    core::TlsSessionInfo info = tls->session_info();
+    stats_.tls.version = std::move(info.version);
+    stats_.tls.cipher = std::move(info.cipher);
+    stats_.tls.group = std::move(info.group);
+    stats_.tls.alpn = std::move(info.alpn);
+  }
+  if (tcp_done - connect_started >= kSlowConnect) ++stats_.slow_connects;
 }
 
 ResumeAccumulator::ResumeAccumulator(double ratio)

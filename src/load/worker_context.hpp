@@ -16,8 +16,8 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <string>
 #include <queue>
+#include <string>
 #include <vector>
 
 #include "core/block_pool.hpp"
@@ -25,6 +25,7 @@
 #include "core/event_loop.hpp"
 #include "core/timer_list.hpp"
 #include "core/tls_context.hpp"
+#include "core/tls_layer.hpp"
 #include "http/response_parser.hpp"
 #include "load/load_config.hpp"
 #include "load/stats.hpp"
@@ -86,6 +87,8 @@ class WorkerContext {
  public:
   static constexpr std::size_t kReadBytes = 64 * 1024;
   static constexpr std::size_t kWriteBytes = 16 * 1024;  // the most one write hands over
+  // The largest HTTP/2 frame a server may send us: header and the default SETTINGS_MAX_FRAME_SIZE.
+  static constexpr std::size_t kFrameBytes = 9 + 16384;
   static constexpr auto kBackoff = std::chrono::milliseconds(10);
 
   // Throws std::runtime_error when the TLS context cannot be made (make_tls_client's message).
@@ -119,6 +122,7 @@ class WorkerContext {
   [[nodiscard]] std::int64_t in_flight() const { return in_flight_; }
   // Round-robin over the URLs per worker, not per connection, so they get equal shares however
   // the connections' paces differ.
+  [[nodiscard]] std::uint32_t peek_target() const { return target_cursor_; }  // next_target's next
   std::uint32_t next_target() {
     const std::uint32_t target = target_cursor_;
     if (++target_cursor_ == config.targets.size()) target_cursor_ = 0;
@@ -137,6 +141,10 @@ class WorkerContext {
   // being opened now offers its last session (--tls-resume).
   [[nodiscard]] core::TlsContext* tls() const { return tls_.get(); }
   bool next_connection_resumes() { return resume_.next(); }
+  // A connection (started connecting at `connect_started`) is open at `now`: its connect and TLS
+  // handshake times and counts, a slow connect, and the first handshake's parameters.
+  void count_opened(const core::TlsLayer* tls, core::TimePoint connect_started,
+                    core::TimePoint now);
 
   const LoadConfig& config;
   core::EventLoop loop;
@@ -145,6 +153,8 @@ class WorkerContext {
   core::BlockPool partial_blocks{http::kMaxResponseHeadBytes, 64, 16};
   // Requests the kernel did not take at once wait here (one block per stalled connection).
   core::BlockPool write_blocks{kWriteBytes, 64, 16};
+  // --http2: a frame cut by a read waits here (one block per connection with one).
+  core::BlockPool frame_blocks{kFrameBytes, 64};
   std::vector<char> read_buffer = std::vector<char>(kReadBytes);
   http::Response response;  // scratch for the parser: one response is parsed at a time
   core::Duration send_interval{};  // -R: between two sends of one connection

@@ -6,6 +6,10 @@
 
 #include <stdexcept>
 #include <string>
+#include <vector>
+
+#include "http/h2_frame.hpp"
+#include "http/hpack_request.hpp"
 
 namespace ringside::load {
 namespace {
@@ -261,6 +265,50 @@ TEST(MakeTarget, RefusesASpecThatWouldPutBadBytesOnTheWire) {
   spec = RequestSpec{};
   spec.method = "G T";
   EXPECT_THROW(make_target(parse_ok("http://127.0.0.1/"), spec), std::invalid_argument);
+}
+
+// The HEADERS frame of --http2: one frame, END_STREAM and END_HEADERS, stream id 0 for the
+// connection to patch, and the block the HPACK encoder (checked against nghttp2 in
+// hpack_request_test) makes of the request: :authority with the port unless it is the scheme's,
+// or -H Host's value; the default User-Agent; -H values without the spaces around them.
+std::string expected_block(const http::H2RequestLine& line,
+                           std::vector<http::H2HeaderField> fields) {
+  std::string block(16384, '\0');
+  block.resize(http::encode_request_headers(line, fields, block));
+  return block;
+}
+
+TEST(MakeTarget, TheHttp2HeadersFrameIsEncodedOnce) {
+  RequestSpec spec;
+  spec.headers = {"X-Trace:  abc  "};
+  const Target target = make_target(parse_ok("http://127.0.0.1:8080/users/7?x=1"), spec);
+  const std::string& frame = target.h2_headers;
+  ASSERT_GT(frame.size(), http::kH2FrameHeaderSize);
+  const http::H2FrameHeader header = http::read_h2_frame_header(frame);
+  EXPECT_EQ(header.type, static_cast<std::uint8_t>(http::H2FrameType::kHeaders));
+  EXPECT_EQ(header.flags, http::h2_flags::kEndStream | http::h2_flags::kEndHeaders);
+  EXPECT_EQ(header.stream_id, 0u);
+  EXPECT_EQ(header.length, frame.size() - http::kH2FrameHeaderSize);
+  EXPECT_EQ(frame.substr(http::kH2FrameHeaderSize),
+            expected_block({"GET", "http", "127.0.0.1:8080", "/users/7?x=1"},
+                           {{"user-agent", "ringside-load"}, {"X-Trace", "abc"}}));
+
+  spec.headers = {"Host: example.test", "User-Agent: mine"};
+  const Target named = make_target(parse_ok("https://[::1]/"), spec);
+  EXPECT_EQ(named.h2_headers.substr(http::kH2FrameHeaderSize),
+            expected_block({"GET", "https", "example.test", "/"},
+                           {{"Host", "example.test"}, {"User-Agent", "mine"}}));
+  spec.headers = {};
+  EXPECT_EQ(make_target(parse_ok("https://[::1]:443/"), spec).h2_headers.substr(9),
+            expected_block({"GET", "https", "[::1]", "/"}, {{"user-agent", "ringside-load"}}));
+}
+
+TEST(MakeTarget, HeadersBeyondOneFrameLeaveNoHttp2Frame) {
+  RequestSpec spec;
+  spec.headers = {"X-Big: " + std::string(17000, 'a')};
+  const Target target = make_target(parse_ok("http://127.0.0.1/"), spec);
+  EXPECT_EQ(target.h2_headers, "");
+  EXPECT_FALSE(target.request.empty());  // HTTP/1.1 sends it all the same
 }
 
 }  // namespace
