@@ -65,12 +65,15 @@ void H2ClientConnection::connect_now(core::TimePoint now) {
 void H2ClientConnection::on_connected(int error) {
   const core::TimePoint now = core::Clock::now();
   if (error != 0) {
-    const core::TlsLayer* tls = transport_.tls();
-    const bool handshaking = tls != nullptr && tls->tcp_connected_at() > connect_started_;
-    fail(handshaking ? ErrorClass::kTls : connect_error_class(error), now);
+    fail(tls_handshaking() ? ErrorClass::kTls : connect_error_class(error), now);
     return;
   }
   opened(now);
+}
+
+bool H2ClientConnection::tls_handshaking() const {
+  const core::TlsLayer* tls = transport_.tls();
+  return tls != nullptr && tls->tcp_connected_at() > connect_started_;
 }
 
 void H2ClientConnection::opened(core::TimePoint now) {
@@ -317,9 +320,7 @@ void H2ClientConnection::on_timer() {
     state_ = State::kClosed;
     connect_now(now);
   } else if (state_ == State::kConnecting) {
-    const core::TlsLayer* tls = transport_.tls();
-    const bool handshaking = tls != nullptr && tls->tcp_connected_at() > connect_started_;
-    fail(handshaking ? ErrorClass::kTls : ErrorClass::kConnectTimeout, now);
+    fail(tls_handshaking() ? ErrorClass::kTls : ErrorClass::kConnectTimeout, now);
   } else if (state_ == State::kOpen) {
     fail(ErrorClass::kTimeout, now);
   }

@@ -73,6 +73,9 @@ class H2ClientConnection final : public LoadConnection, private http::H2Response
 
   void connect_now(core::TimePoint now);
   void opened(core::TimePoint now);
+  // With TLS, whether the TCP connect was done and the handshake under way (a failure then is
+  // the handshake's, whatever the errno).
+  [[nodiscard]] bool tls_handshaking() const;
   [[nodiscard]] unsigned stream_limit() const;
   void open_streams(core::TimePoint now);
   bool flush(core::TimePoint now);

@@ -168,10 +168,13 @@ namespace {
 // "Name: value" split, the value without the spaces around it (RFC 9110 section 5.5).
 http::H2HeaderField split_header(std::string_view header) {
   const std::size_t colon = header.find(':');
-  std::string_view value = header.substr(colon + 1);
-  while (!value.empty() && (value.front() == ' ' || value.front() == '\t')) value.remove_prefix(1);
-  while (!value.empty() && (value.back() == ' ' || value.back() == '\t')) value.remove_suffix(1);
-  return {header.substr(0, colon), value};
+  return {header.substr(0, colon), http::trim_whitespace(header.substr(colon + 1))};
+}
+
+// Host and :authority: the host, bracketed if IPv6, and the port unless it is the scheme's.
+std::string authority_of(const Url& url) {
+  if (url.port != url.default_port()) return core::host_port(url.host, url.port);
+  return url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
 }
 
 // The request's HEADERS frame (END_STREAM, END_HEADERS; stream id 0, patched per stream), or ""
@@ -210,12 +213,8 @@ Target make_target(const Url& url, const RequestSpec& spec) {
   target.is_head = spec.method == "HEAD";
   std::string& r = target.request;
   r = spec.method + " " + url.path + " HTTP/1.1\r\n";
-  if (!has_header(spec.headers, "host")) {
-    bool v6 = url.host.find(':') != std::string::npos;
-    r += "Host: " + (v6 ? "[" + url.host + "]" : url.host);
-    if (url.port != url.default_port()) r += ":" + std::to_string(url.port);
-    r += "\r\n";
-  }
+  const std::string authority = authority_of(url);
+  if (!has_header(spec.headers, "host")) r += "Host: " + authority + "\r\n";
   if (!has_header(spec.headers, "user-agent")) r += "User-Agent: ringside-load\r\n";
   for (const std::string& header : spec.headers) r += header + "\r\n";
   if (!spec.keep_alive && !has_header(spec.headers, "connection")) r += "Connection: close\r\n";
@@ -225,10 +224,7 @@ Target make_target(const Url& url, const RequestSpec& spec) {
   r += "\r\n";
   r += spec.body;
   target.body_size = spec.body.size();
-  const bool v6 = url.host.find(':') != std::string::npos;
-  std::string host = v6 ? "[" + url.host + "]" : url.host;
-  if (url.port != url.default_port()) host += ":" + std::to_string(url.port);
-  target.h2_headers = h2_headers_frame(url, spec, host);
+  target.h2_headers = h2_headers_frame(url, spec, authority);
   return target;
 }
 
