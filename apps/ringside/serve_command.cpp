@@ -30,7 +30,7 @@ struct DatabaseFlags {
 };
 
 void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlags& database) {
-  app.description("Run the ringside HTTP/1.1 server.");
+  app.description("Run the ringside HTTP/1.1 and HTTP/2 server.");
   app.add_option("--host", config.host,
                  "IP address to listen on (0.0.0.0, ::1, ...), or a name: resolved once at start, "
                  "the server listens on its first address")
@@ -45,10 +45,11 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
   app.add_option("--port", config.port, "TCP port; 0 picks a free one (printed at start-up)")
       ->capture_default_str()
       ->check(count_in(0, 65535));
-  app.add_option("--tls-port", config.tls_port,
-                 "Also serve HTTPS (TLS 1.2 and 1.3, ALPN http/1.1) on this port, beside --port's "
-                 "plain HTTP; 0 picks a free one (printed at start-up). Needs --tls-cert and "
-                 "--tls-key, or --tls-self-signed")
+  app.add_option(
+         "--tls-port", config.tls_port,
+         "Also serve HTTPS (TLS 1.2 and 1.3, ALPN h2 and http/1.1) on this port, beside --port's "
+         "plain HTTP; 0 picks a free one (printed at start-up). Needs --tls-cert and "
+         "--tls-key, or --tls-self-signed")
       ->check(count_in(0, 65535));
   auto* cert = app.add_option("--tls-cert", config.tls_cert,
                               "PEM file: the server's certificate, then any intermediates")
@@ -65,6 +66,35 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
                "sends (one writev, no userspace cipher); receiving stays in OpenSSL. Needs the "
                "kernel's TLS ULP (`modprobe tls`): without it serve says so at start and keeps "
                "TLS in userspace. Needs --tls-port");
+  app.add_flag("--no-http2{false}", config.http2,
+               "Speak HTTP/1.1 only: no h2c on --port (a client opening with HTTP/2's preface), no "
+               "h2 by ALPN on --tls-port");
+  app.add_option(
+         "--h2-max-streams", config.h2_max_streams,
+         "HTTP/2: concurrent streams per connection (SETTINGS_MAX_CONCURRENT_STREAMS); more "
+         "are refused with REFUSED_STREAM")
+      ->capture_default_str()
+      ->check(count_in(1, server::kMaxH2Streams));
+  app.add_option(
+         "--h2-max-header-list", config.h2_max_header_list,
+         "HTTP/2: bytes of a request's fields (SETTINGS_MAX_HEADER_LIST_SIZE); more get 431")
+      ->capture_default_str()
+      ->check(count_in(server::kMinH2HeaderList, server::kMaxH2HeaderList));
+  app.add_option("--h2-initial-window", config.h2_initial_window,
+                 "HTTP/2: bytes of request body a stream may send before the server opens its "
+                 "window further (SETTINGS_INITIAL_WINDOW_SIZE)")
+      ->capture_default_str()
+      ->check(count_in(1, server::kMaxH2Window));
+  app.add_option(
+         "--h2-reset-burst", config.h2_reset_burst,
+         "HTTP/2: streams a client may reset (RST_STREAM) at once before --h2-reset-rate "
+         "applies; beyond both the connection ends with GOAWAY ENHANCE_YOUR_CALM (rapid reset)")
+      ->capture_default_str()
+      ->check(count_in(1, 1'000'000));
+  app.add_option("--h2-reset-rate", config.h2_reset_rate,
+                 "HTTP/2: streams a client may reset per second after --h2-reset-burst")
+      ->capture_default_str()
+      ->check(count_in(1, 1'000'000));
   app.add_flag("--reuse-port", config.share_port,
                "Share --port with a server already listening on it (SO_REUSEPORT), for a rolling "
                "restart: start the new server, then SIGTERM the old one");
@@ -227,6 +257,12 @@ int run_serve(int argc, char** argv) {
         std::printf("ringside serve: --ktls: off: %s; TLS stays in userspace\n",
                     server.ktls_unavailable().c_str());
       }
+    }
+    if (config.http2) {
+      std::printf(
+          "ringside serve: HTTP/2: h2c with prior knowledge on --port%s, up to %u streams "
+          "per connection (--no-http2 turns it off)\n",
+          config.tls ? ", h2 by ALPN on --tls-port" : "", config.h2_max_streams);
     }
     std::fflush(stdout);
     wait_for_signals(server, signals);

@@ -23,6 +23,16 @@ inline constexpr std::size_t kH2FrameHeaderSize = 9;
 inline constexpr std::uint32_t kH2DefaultMaxFrameSize = 16384;  // 2^14, RFC 9113 section 6.5.2
 inline constexpr std::uint32_t kH2MaxFrameSizeLimit = 16777215; // 2^24 - 1
 
+// Whether a connection's first bytes are HTTP/2's client preface (h2c with prior knowledge), the
+// start of it (wait for more), or something else (HTTP/1.1).
+enum class PrefaceMatch : std::uint8_t { kNo, kPartial, kYes };
+constexpr PrefaceMatch match_h2_preface(std::string_view first_bytes) {
+  if (first_bytes.size() < kH2ClientPreface.size()) {
+    return kH2ClientPreface.starts_with(first_bytes) ? PrefaceMatch::kPartial : PrefaceMatch::kNo;
+  }
+  return first_bytes.starts_with(kH2ClientPreface) ? PrefaceMatch::kYes : PrefaceMatch::kNo;
+}
+
 enum class H2FrameType : std::uint8_t {
   kData = 0x0, kHeaders = 0x1, kPriority = 0x2, kRstStream = 0x3, kSettings = 0x4,
   kPushPromise = 0x5, kPing = 0x6, kGoaway = 0x7, kWindowUpdate = 0x8, kContinuation = 0x9,

@@ -15,32 +15,6 @@ namespace {
 
 using enum RequestError;
 
-Method method_of(std::string_view m) {
-  switch (m.size()) {
-    case 3:
-      if (m == "GET") return Method::kGet;
-      if (m == "PUT") return Method::kPut;
-      break;
-    case 4:
-      if (m == "HEAD") return Method::kHead;
-      if (m == "POST") return Method::kPost;
-      break;
-    case 5:
-      if (m == "PATCH") return Method::kPatch;
-      if (m == "TRACE") return Method::kTrace;
-      break;
-    case 6:
-      if (m == "DELETE") return Method::kDelete;
-      break;
-    case 7:
-      if (m == "OPTIONS") return Method::kOptions;
-      if (m == "CONNECT") return Method::kConnect;
-      break;
-    default: break;
-  }
-  return Method::kOther;
-}
-
 // Searches for the end of the current line from `from`: returns the index of its CR (followed by
 // LF), or npos when the line is not complete yet, with `stopped` set to where the search must
 // resume (the end of the input, or a last byte CR whose LF has not arrived). Sets `error` on a
@@ -340,6 +314,33 @@ RequestError interpret_headers(Request& r, std::span<const FieldName> fields) {
 }
 
 }  // namespace
+
+Method method_of(std::string_view m) {
+  switch (m.size()) {
+    case 3:
+      if (m == "GET") return Method::kGet;
+      if (m == "PUT") return Method::kPut;
+      break;
+    case 4:
+      if (m == "HEAD") return Method::kHead;
+      if (m == "POST") return Method::kPost;
+      break;
+    case 5:
+      if (m == "PATCH") return Method::kPatch;
+      if (m == "TRACE") return Method::kTrace;
+      break;
+    case 6:
+      if (m == "DELETE") return Method::kDelete;
+      break;
+    case 7:
+      if (m == "OPTIONS") return Method::kOptions;
+      if (m == "CONNECT") return Method::kConnect;
+      break;
+    default:
+      break;
+  }
+  return Method::kOther;
+}
 
 std::string_view Request::header(std::string_view name) const {
   for (const Header& h : header_list()) {

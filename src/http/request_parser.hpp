@@ -64,6 +64,9 @@ struct HeadScan {
 };
 
 // The one-shot form: parses `input` from its first byte.
+// The Method a method token names ("GET" -> kGet), kOther for one without its own value.
+[[nodiscard]] Method method_of(std::string_view name);
+
 [[nodiscard]] ParseResult parse_request(std::span<const char> input, Request& request,
                                         const ParserLimits& limits = {});
 

@@ -32,6 +32,15 @@ struct ServerConfig {
   // Kernel TLS (`--ktls`): TLS 1.3 connections hand their sending to the kernel after the
   // handshake, where the kernel has the TLS ULP; otherwise TLS stays in userspace (said at start).
   bool ktls = false;
+  // HTTP/2 (`--no-http2` turns it off): h2c on --port for a client that opens with the preface
+  // (prior knowledge), h2 by ALPN on --tls-port; the limits each connection advertises and
+  // enforces.
+  bool http2 = true;
+  std::uint32_t h2_max_streams = 100;        // concurrent streams per connection
+  std::uint32_t h2_max_header_list = 16384;  // bytes of a request's fields
+  std::uint32_t h2_initial_window = 65535;   // bytes a stream may send before its window update
+  std::uint32_t h2_reset_burst = 1000;       // streams a client may reset at once...
+  std::uint32_t h2_reset_rate = 33;          // ...and then per second; beyond: GOAWAY
 };
 
 // Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and
@@ -43,6 +52,10 @@ inline constexpr double kMinTimeoutS = 0.001;
 inline constexpr double kMaxHeaderTimeoutS = 3600;
 inline constexpr double kMaxIdleTimeoutS = 24 * 3600;
 inline constexpr double kMaxDrainTimeoutS = 3600;  // from 0: close everything at once
+inline constexpr std::uint32_t kMaxH2Streams = 10000;
+inline constexpr std::uint32_t kMinH2HeaderList = 1024;
+inline constexpr std::uint32_t kMaxH2HeaderList = 65535;   // a field's length is kept in 16 bits
+inline constexpr std::uint32_t kMaxH2Window = 2147483647;  // 2^31 - 1, RFC 9113 section 6.9.1
 inline constexpr std::uint64_t kMaxBodyLimit = std::uint64_t{1} << 40;  // 1 TiB
 
 // Checks every setting against its range (NaN included); returns one line naming the field, or

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 
+#include "http/h2_frame.hpp"
 #include "http/response_writer.hpp"
 #include "server/exchange.hpp"
 #include "server/router.hpp"
@@ -21,6 +22,8 @@ void Connection::open(int fd, WorkerContext& context, core::TlsContext* tls) {
   linger_reads_ = 0;
   phase_ = Phase::kHead;
   close_after_output_ = peer_closed_ = close_after_queue_ = processing_ = false;
+  first_bytes_ = true;
+  h2_ = nullptr;
   queue_ = PendingReply::Queue{};
   timer_kind_ = TimerKind::kNone;
   arm(TimerKind::kHeader, true);
@@ -44,13 +47,17 @@ void Connection::arm(TimerKind kind, bool restart) {
 
 std::span<char> Connection::read_space() {
   // A partial request continues in its block so that it stays contiguous for the parser.
-  if (phase_ != Phase::kLingering && input_len_ > 0) {
+  if (h2_ == nullptr && phase_ != Phase::kLingering && input_len_ > 0) {
     return {input_ + input_len_, WorkerContext::kReadBytes - input_len_};
   }
   return {ctx_->read_buffer.data(), ctx_->read_buffer.size()};
 }
 
 void Connection::on_data(std::span<char> bytes) {
+  if (h2_ != nullptr) {
+    h2_->on_data(bytes);
+    return;
+  }
   if (phase_ == Phase::kLingering) {
     if (++linger_reads_ >= kMaxLingerReads) close();
     return;  // discarded
@@ -58,7 +65,41 @@ void Connection::on_data(std::span<char> bytes) {
   process_input({input_len_ > 0 ? input_ : bytes.data(), input_len_ + bytes.size()});
 }
 
+// On a connection's first bytes: becomes HTTP/2 when they are its preface (or ALPN said "h2"),
+// and says whether it did. A partial preface waits for the rest.
+bool Connection::start_h2_if_preface(std::span<const char> input) {
+  const core::TlsLayer* tls = transport_.tls();
+  const http::PrefaceMatch match = tls != nullptr && tls->alpn() == "h2"
+                                       ? http::PrefaceMatch::kYes
+                                       : http::match_h2_preface({input.data(), input.size()});
+  if (match == http::PrefaceMatch::kNo) {
+    first_bytes_ = false;
+    return false;
+  }
+  if (match == http::PrefaceMatch::kPartial) {
+    keep_input(input);
+    after_io();
+    return true;
+  }
+  first_bytes_ = false;
+  H2Connection& h2 = ctx_->h2->connections.acquire();
+  if (!h2.open(*ctx_, transport_, *this)) {
+    ctx_->h2->connections.release(h2);
+    close();
+    return true;
+  }
+  h2_ = &h2;
+  h2.on_data(input);  // the codec keeps what it needs of the bytes: the kept block can go back
+  if (is_open()) {
+    ctx_->input_blocks.release(input_);
+    input_ = nullptr;
+    input_len_ = 0;
+  }
+  return true;
+}
+
 void Connection::process_input(std::span<const char> input) {
+  if (first_bytes_ && ctx_->h2 != nullptr && start_h2_if_preface(input)) return;
   http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
   processing_ = true;
   std::size_t used = process(input, batch);
@@ -224,6 +265,10 @@ void Connection::keep_input(std::span<const char> rest) {
 }
 
 void Connection::on_drained() {
+  if (h2_ != nullptr) {
+    h2_->on_drained();
+    return;
+  }
   if (close_after_output_) {
     start_lingering_close();
     return;
@@ -276,7 +321,7 @@ bool Connection::drain_ready(http::OutBuffer& batch) {
   return true;
 }
 
-void Connection::on_reply_ready() {
+void Connection::on_reply_ready(PendingReply&) {
   if (processing_) return;  // answered inside its handler: process() drains it in order
   send_answered_and_continue();
 }
@@ -294,6 +339,10 @@ void Connection::drop_queue() {
 
 void Connection::on_peer_closed() {
   peer_closed_ = true;
+  if (h2_ != nullptr) {
+    close();  // HTTP/2 ends with GOAWAY: a client that closes has given up on its streams
+    return;
+  }
   if (phase_ == Phase::kLingering) {
     close();
     return;
@@ -356,6 +405,11 @@ void Connection::start_lingering_close() {
 }
 
 void Connection::on_timeout() {
+  if (h2_ != nullptr) {
+    timer_kind_ = TimerKind::kNone;
+    h2_->on_timeout();
+    return;
+  }
   TimerKind kind = timer_kind_;
   timer_kind_ = TimerKind::kNone;
   if (kind == TimerKind::kHeader && (input_len_ > 0 || phase_ == Phase::kBody)) {
@@ -368,10 +422,23 @@ void Connection::on_timeout() {
   close();
 }
 
+void Connection::close_h2() {
+  if (h2_ == nullptr) return;
+  h2_->close();
+  ctx_->h2->connections.release(*h2_);
+  h2_ = nullptr;
+}
+
+void Connection::end_gracefully() {
+  close_h2();  // from here on the connection only discards what it reads (kLingering)
+  start_lingering_close();
+}
+
 void Connection::close() {
   if (!is_open()) return;
   disarm();
   timer_kind_ = TimerKind::kNone;
+  close_h2();
   transport_.close();
   drop_queue();
   ctx_->input_blocks.release(input_);

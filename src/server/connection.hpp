@@ -1,4 +1,6 @@
-// One client connection: reads requests, answers them in order, and closes cleanly.
+// One client connection: reads requests, answers them in order, and closes cleanly. A connection
+// that opens with HTTP/2's preface (h2c), or agreed on "h2" by ALPN, becomes an H2Connection's
+// (server/h2_connection.hpp) and forwards it every event.
 //
 // Socket I/O goes through the worker's transport (core/transport.hpp): the connection hears
 // "data arrived", "the peer closed", "your output drained" and "error", and hands whole batches of
@@ -18,6 +20,7 @@
 #include "http/out_buffer.hpp"
 #include "http/request_error.hpp"
 #include "http/request_parser.hpp"
+#include "server/h2_connection.hpp"
 #include "server/reply.hpp"
 #include "server/worker_context.hpp"
 
@@ -25,14 +28,17 @@ namespace ringside::server {
 
 // The connection is its own timer node: the worker turns an expired node back into the
 // connection with static_cast, so arming needs no pointer and no allocation.
-class Connection final : public core::TransportHandler, public core::TimerNode, private ReplyQueue {
+class Connection final : public core::TransportHandler,
+                         public core::TimerNode,
+                         private ReplyQueue,
+                         private H2Host {
  public:
   // Takes ownership of the accepted socket `fd` and registers it with the worker's loop. When the
   // loop refuses, the connection closes at once (and goes back to its owner).
   // `tls`: the server's TLS context for a --tls-port connection, else nullptr.
   void open(int fd, WorkerContext& context, core::TlsContext* tls = nullptr);
   void on_timeout();
-  void close();
+  void close() override;
 
   [[nodiscard]] bool is_open() const { return transport_.is_open(); }
   // Between requests, with nothing buffered in either direction.
@@ -56,11 +62,17 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
 
   // ReplyQueue: parked requests, answered in request order.
   PendingReply& park() override;
-  void on_reply_ready() override;
+  void on_reply_ready(PendingReply& reply) override;
   bool drain_ready(http::OutBuffer& batch);
   void send_answered_and_continue();
   void drop_queue();
 
+  // H2Host
+  void arm_idle() override { arm(TimerKind::kIdle, true); }
+  void end_gracefully() override;
+  void close_h2();
+
+  bool start_h2_if_preface(std::span<const char> input);
   void process_input(std::span<const char> input);
   std::size_t process(std::span<const char> input, http::OutBuffer& batch);
   bool start_request(const http::Request& request, bool body_waiting, http::OutBuffer& batch);
@@ -82,6 +94,8 @@ class Connection final : public core::TransportHandler, public core::TimerNode, 
   http::HeadScan head_scan_;
   std::uint16_t linger_reads_ = 0;
   Phase phase_ = Phase::kHead;
+  bool first_bytes_ = true;     // nothing processed yet: an HTTP/2 preface may come
+  H2Connection* h2_ = nullptr;  // speaking HTTP/2: every event goes there
   TimerKind timer_kind_ = TimerKind::kNone;
   bool close_after_output_ = false;  // answered with "Connection: close"
   bool close_after_queue_ = false;   // a parked request ends the connection: read no further

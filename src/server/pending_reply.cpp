@@ -1,5 +1,7 @@
 #include "server/pending_reply.hpp"
 
+#include <cstring>
+
 #include "http/response_writer.hpp"
 
 namespace ringside::server {
@@ -16,6 +18,12 @@ void PendingReply::start(ReplyContext& context, ReplyQueue* waiter, bool keep_al
   keep_alive_ = keep_alive;
   head_only_ = head_only;
   http10_ = http10;
+  stream_ = nullptr;
+}
+
+void PendingReply::start_h2(ReplyContext& context, ReplyQueue* waiter, void* stream) {
+  start(context, waiter, true, false, false);
+  stream_ = stream;
 }
 
 http::OutBuffer& PendingReply::body() {
@@ -33,6 +41,15 @@ void PendingReply::respond(const Reply& given) {
   }
   const Reply& reply = fits_reply_room(given) && !given.deferred ? given : kReplyTooLarge;
   response_ = context_->reply_blocks.acquire();
+  if (stream_ != nullptr) {
+    std::memcpy(response_, reply.body.data(), reply.body.size());
+    response_len_ = static_cast<std::uint32_t>(reply.body.size());
+    status_ = reply.status;
+    content_type_ = reply.content_type;
+    extra_headers_ = reply.extra_headers;
+    finish();
+    return;
+  }
   http::OutBuffer out(response_, kReplyRoom);
   http::ResponseOptions options{head_only_, keep_alive_ && !context_->draining, http10_,
                                 reply.extra_headers};
@@ -44,10 +61,14 @@ void PendingReply::respond(const Reply& given) {
   }
   keep_alive_ = options.keep_alive;
   response_len_ = static_cast<std::uint32_t>(out.size());
+  finish();
+}
+
+void PendingReply::finish() {
   context_->body_blocks.release(body_block_);
   body_block_ = nullptr;
   done_ = true;
-  waiter_->on_reply_ready();
+  waiter_->on_reply_ready(*this);
 }
 
 void PendingReply::release() {

@@ -4,9 +4,11 @@
 // worker's pools too, so nothing here allocates in steady state.
 //
 // The connection's side is a ReplyQueue: it hands out PendingReplies in request order and hears
-// when one is answered. The worker's side is a ReplyContext: the pools, the cached Date, and
-// whether the worker drains (an answer then closes its connection). WorkerContext
-// (server/worker_context.hpp) is a ReplyContext, so a PendingReply needs nothing else of it.
+// when one is answered. An HTTP/1.1 connection gets the whole response to send; an HTTP/2 one
+// (server/h2_connection.hpp) the status, fields and body, which it frames on the request's stream.
+// The worker's side is a ReplyContext: the pools, the cached Date, and whether the worker drains
+// (an answer then closes its connection). WorkerContext (server/worker_context.hpp) is a
+// ReplyContext, so a PendingReply needs nothing else of it.
 #pragma once
 
 #include <cstdint>
@@ -28,7 +30,7 @@ struct ReplyContext;
 class ReplyQueue {
  public:
   virtual PendingReply& park() = 0;
-  virtual void on_reply_ready() = 0;
+  virtual void on_reply_ready(PendingReply& reply) = 0;
 
  protected:
   ~ReplyQueue() = default;
@@ -46,9 +48,14 @@ class PendingReply {
 
  private:
   friend class Connection;
+  friend class H2Connection;
 
   void start(ReplyContext& context, ReplyQueue* waiter, bool keep_alive, bool head_only,
              bool http10);
+  // For an HTTP/2 stream: the answer is kept as its parts (the body copied), for the connection
+  // to frame.
+  void start_h2(ReplyContext& context, ReplyQueue* waiter, void* stream);
+  void finish();
   void release();
 
   ReplyContext* context_ = nullptr;
@@ -62,6 +69,11 @@ class PendingReply {
   bool keep_alive_ = true;  // as the request asked; draining is applied when answered
   bool head_only_ = false;
   bool http10_ = false;
+  // HTTP/2: the stream this answers, and the answer's parts (the body is in response_).
+  void* stream_ = nullptr;
+  http::Status status_ = http::Status::kOk;
+  std::string_view content_type_;
+  std::string_view extra_headers_;
 
  public:
   // The worker's pool of them, and a connection's queue of them in request order, both linked

@@ -50,6 +50,19 @@ std::string validate(const ServerConfig& config) {
   if (config.ktls && !config.tls) {
     return "ktls needs tls_port: kernel TLS is for the TLS listener's connections";
   }
+  if (config.h2_max_streams == 0 || config.h2_max_streams > kMaxH2Streams) {
+    return "h2_max_streams must be from 1 to " + std::to_string(kMaxH2Streams);
+  }
+  if (config.h2_max_header_list < kMinH2HeaderList ||
+      config.h2_max_header_list > kMaxH2HeaderList) {
+    return "h2_max_header_list must be from 1024 to 65535 bytes";
+  }
+  if (config.h2_initial_window == 0 || config.h2_initial_window > kMaxH2Window) {
+    return "h2_initial_window must be from 1 to 2147483647 bytes";
+  }
+  if (config.h2_reset_burst == 0 || config.h2_reset_rate == 0) {
+    return "h2_reset_burst and h2_reset_rate must be at least 1";
+  }
   return "";
 }
 
@@ -61,6 +74,8 @@ Server::Server(ServerConfig config, Router router, ExtensionFactory extension_fa
     core::TlsServerOptions tls_options;
     tls_options.cert_file = config_.tls_cert;
     tls_options.key_file = config_.tls_key;
+    // HTTP/2 first when both sides speak it (RFC 9113 section 3.2), else HTTP/1.1.
+    if (config_.http2) tls_options.alpn = {"h2", "http/1.1"};
     tls_options.self_signed = config_.tls_self_signed;
     std::string error;
     tls_ = core::TlsContext::make_server(tls_options, error);
@@ -140,6 +155,12 @@ void Server::wait() {
     if (thread.joinable()) thread.join();
   }
   threads_.clear();
+}
+
+std::uint64_t Server::h2_heap_allocations() const {
+  std::uint64_t total = 0;
+  for (const auto& worker : workers_) total += worker->h2_heap_allocations();
+  return total;
 }
 
 }  // namespace ringside::server

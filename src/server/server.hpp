@@ -44,6 +44,9 @@ class Server {
   void stop(bool force);
   void wait();
   [[nodiscard]] bool finished() const { return running_.load() == 0; }
+  // Blocks every worker's HTTP/2 codec took from the heap so far (a no-allocation test watches it:
+  // the codec's steady state recycles its memory). Thread-safe.
+  [[nodiscard]] std::uint64_t h2_heap_allocations() const;
 
  private:
   ServerConfig config_;

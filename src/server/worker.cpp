@@ -77,6 +77,16 @@ Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd, 
       waker_(ctx_.loop, [] {}) {
   ctx_.owner = this;
   ctx_.extension = extension_.get();
+  if (config.http2) {
+    H2Limits limits;
+    limits.max_concurrent_streams = config.h2_max_streams;
+    limits.max_header_list = config.h2_max_header_list;
+    limits.initial_window = config.h2_initial_window;
+    limits.reset_burst = config.h2_reset_burst;
+    limits.reset_rate = config.h2_reset_rate;
+    h2_ = std::make_unique<H2Resources>(limits);
+    ctx_.h2 = h2_.get();
+  }
   listeners_[0].fd = listen_fd;
   listeners_[1].fd = tls_listen_fd;
   for (Listener& listener : listeners_) {

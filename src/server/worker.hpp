@@ -14,6 +14,7 @@
 #include "core/waker.hpp"
 #include "server/connection.hpp"
 #include "server/connection_slots.hpp"
+#include "server/h2_connection.hpp"
 #include "server/worker_context.hpp"
 
 namespace ringside::server {
@@ -35,6 +36,10 @@ class Worker final : private ConnectionOwner {
   // return once no connection is left or at the drain timeout (closing those still open).
   // Force: close everything now.
   void request_stop(bool force);
+  // Blocks the HTTP/2 codec took from the heap so far (0 without HTTP/2); thread-safe.
+  [[nodiscard]] std::uint64_t h2_heap_allocations() const {
+    return h2_ ? h2_->memory.heap_allocations() : 0;
+  }
 
  private:
   // A listening socket: --port's plain one, or --tls-port's.
@@ -74,6 +79,8 @@ class Worker final : private ConnectionOwner {
   ConnectionSlots& slots_;
   std::atomic<int> stop_request_{0};  // 0 run, 1 drain, 2 force
   core::Waker waker_;
+  // Before connections_, so destroyed after them: an HTTP/2 connection's state lives here.
+  std::unique_ptr<H2Resources> h2_;
   core::FreeListPool<Connection, &Connection::next_free> connections_;
 };
 

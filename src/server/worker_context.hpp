@@ -20,6 +20,7 @@ namespace ringside::server {
 
 class Connection;
 class Router;
+struct H2Resources;
 
 // The worker takes a connection back when it closes.
 class ConnectionOwner {
@@ -67,6 +68,7 @@ struct WorkerContext : ReplyContext {
   http::OutBuffer body_scratch_buffer{body_scratch.data(), body_scratch.size()};
   ConnectionOwner* owner = nullptr;
   WorkerExtension* extension = nullptr;  // the routes' per-worker state, if the server has any
+  H2Resources* h2 = nullptr;             // when the server speaks HTTP/2 (server/h2_connection.hpp)
   std::size_t open_connections = 0;
 };
 

@@ -240,6 +240,158 @@ TEST(NoAllocation, SqliteDatabaseRoutesAllocateNothing) {
   std::filesystem::remove_all(directory);
 }
 
+// HTTP/2 (h2c with prior knowledge), frame by frame with no heap on the client side: streams many
+// at once on one connection, HEADERS split across writes, and connection churn. Counted twice:
+// operator new, and the blocks the server's HTTP/2 codec (libnghttp2, through the worker's
+// RecyclingAllocator) took from the heap.
+class H2Traffic {
+ public:
+  explicit H2Traffic(std::uint16_t port) : port_(port) {}
+
+  [[nodiscard]] bool open() {
+    fd_ = test_support::connect_loopback(port_);
+    next_stream_ = 1;
+    constexpr std::string_view kPrefaceAndSettings{
+        "PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n\x00\x00\x00\x04\x00\x00\x00\x00\x00", 33};
+    return fd_ >= 0 && test_support::send_all(fd_, kPrefaceAndSettings);
+  }
+  void close_connection() {
+    ::close(fd_);
+    fd_ = -1;
+  }
+
+  // `count` GET / streams sent in one write (or each HEADERS frame in two, `split`), then read
+  // until each has ended with its body.
+  [[nodiscard]] bool streams(int count, bool split = false) {
+    char batch[64 * kHeadersFrameSize];
+    std::size_t size = 0;
+    for (int i = 0; i < count; ++i) {
+      write_headers(batch + size, next_stream_);
+      next_stream_ += 2;
+      size += kHeadersFrameSize;
+    }
+    if (split) {
+      for (std::size_t at = 0; at < size; at += kHeadersFrameSize) {
+        if (!test_support::send_all(fd_, {batch + at, 5}) ||
+            !test_support::send_all(fd_, {batch + at + 5, kHeadersFrameSize - 5})) {
+          return false;
+        }
+      }
+    } else if (!test_support::send_all(fd_, {batch, size})) {
+      return false;
+    }
+    return receive(count);
+  }
+
+  [[nodiscard]] bool all(int scale) {
+    for (int i = 0; i < 10 * scale; ++i) {
+      if (!streams(16) || !streams(1) || !streams(2, true)) return false;
+    }
+    for (int i = 0; i < scale; ++i) {  // churn: a connection per few streams
+      close_connection();
+      if (!open() || !streams(3)) return false;
+    }
+    return true;
+  }
+
+ private:
+  // HEADERS, END_STREAM | END_HEADERS: :method GET, :scheme http, :path / from the static table,
+  // :authority "t" as a literal not indexed (so the server's decoder table never grows).
+  static constexpr std::size_t kHeadersFrameSize = 9 + 6;
+  static void write_headers(char* at, std::uint32_t stream) {
+    const char frame[kHeadersFrameSize] = {0,
+                                           0,
+                                           6,
+                                           0x1,
+                                           0x5,
+                                           static_cast<char>(stream >> 24),
+                                           static_cast<char>(stream >> 16),
+                                           static_cast<char>(stream >> 8),
+                                           static_cast<char>(stream),
+                                           '\x82',
+                                           '\x86',
+                                           '\x84',
+                                           '\x01',
+                                           '\x01',
+                                           't'};
+    std::memcpy(at, frame, sizeof frame);
+  }
+
+  // Reads frames until `count` streams have ended, giving the connection's window back as DATA
+  // arrives; false when a stream ends in anything but its body.
+  [[nodiscard]] bool receive(int count) {
+    char buffer[65536];
+    std::size_t kept = 0;
+    int ended = 0;
+    std::uint32_t data_bytes = 0;
+    while (ended < count) {
+      const ssize_t n = recv(fd_, buffer + kept, sizeof buffer - kept, 0);
+      if (n <= 0) return false;
+      const std::size_t size = kept + static_cast<std::size_t>(n);
+      std::size_t at = 0;
+      while (size - at >= 9) {
+        const auto* header = reinterpret_cast<const unsigned char*>(buffer + at);
+        const std::size_t length = (header[0] << 16) | (header[1] << 8) | header[2];
+        if (size - at < 9 + length) break;
+        const unsigned char type = header[3];
+        const unsigned char flags = header[4];
+        if (type == 0x0) {  // DATA
+          data_bytes += static_cast<std::uint32_t>(length);
+          if (std::string_view(buffer + at + 9, length) != kBody) return false;
+          if ((flags & 0x1) != 0) ++ended;
+        } else if (type == 0x1 && (flags & 0x1) != 0) {
+          return false;  // HEADERS ending the stream: an answer without a body
+        } else if (type == 0x3 || type == 0x7) {
+          return false;  // RST_STREAM or GOAWAY
+        }
+        at += 9 + length;
+      }
+      std::memmove(buffer, buffer + at, size - at);
+      kept = size - at;
+    }
+    // WINDOW_UPDATE on the connection for the DATA read (each stream's own window is fresh).
+    const char update[13] = {0,
+                             0,
+                             4,
+                             0x8,
+                             0,
+                             0,
+                             0,
+                             0,
+                             0,
+                             static_cast<char>(data_bytes >> 24),
+                             static_cast<char>(data_bytes >> 16),
+                             static_cast<char>(data_bytes >> 8),
+                             static_cast<char>(data_bytes)};
+    return data_bytes == 0 || test_support::send_all(fd_, {update, sizeof update});
+  }
+
+  std::uint16_t port_;
+  int fd_ = -1;
+  std::uint32_t next_stream_ = 1;
+};
+
+TEST(NoAllocation, Http2StreamsAllocateNothing) {
+  auto server = test_support::start_hello_server();
+  H2Traffic traffic(server->port());
+  ASSERT_TRUE(traffic.open());
+  ASSERT_TRUE(traffic.all(4));  // warm-up: pools, the codec's recycled blocks
+
+  const std::size_t before = alloc_count::allocations();
+  const std::uint64_t codec_before = server->h2_heap_allocations();
+  const bool ok = traffic.all(20);
+  const std::size_t after = alloc_count::allocations();
+  const std::uint64_t codec_after = server->h2_heap_allocations();
+  ASSERT_TRUE(ok);
+  EXPECT_EQ(after - before, 0u) << "operator new during " << (200 * 19 + 20 * 3)
+                                << " steady-state HTTP/2 streams";
+  EXPECT_EQ(codec_after - codec_before, 0u) << "codec blocks from the heap in the steady state";
+  EXPECT_GT(codec_before, 0u) << "the codec's memory did not come through the allocator";
+  traffic.close_connection();
+  server->stop(false);
+  server->wait();
+}
+
 // The counter itself: an allocation through any replaceable operator new moves it, so no form can
 // slip past the test above (aligned and nothrow forms once did).
 struct alignas(64) CacheLine {

@@ -155,7 +155,7 @@ class LoadHttp2Test(unittest.TestCase):
         self.assertEqual(doc["latency_us"]["count"], 300)
 
     def test_a_server_without_http2_fails_as_protocol(self):
-        with Server("--tls-port", "0", "--tls-self-signed") as server:
+        with Server("--no-http2", "--tls-port", "0", "--tls-self-signed") as server:
             plain = run_load("--http2", "-c", "2", "-n", "20", f"http://127.0.0.1:{server.port}/")
             tls = run_load("--http2", "-c", "2", "-n", "20",
                            f"https://127.0.0.1:{server.https_port}/")
@@ -164,7 +164,7 @@ class LoadHttp2Test(unittest.TestCase):
             self.assertEqual(result.doc["requests"]["completed"], 0)
             self.assertEqual(result.doc["errors"]["protocol"], 20, result.doc["errors"])
             assert_conserved(self, result.doc)
-        self.assertIsNone(tls.doc["tls"]["alpn"])  # ringside serve offers http/1.1 alone
+        self.assertIsNone(tls.doc["tls"]["alpn"])  # with --no-http2 serve offers http/1.1 alone
 
     def test_flags_that_do_not_go_with_http2(self):
         cases = [

@@ -212,3 +212,24 @@ TEST(H2Frame, PingAnswerEchoesTheOpaqueBytes) {
 
 }  // namespace
 }  // namespace ringside::http
+
+namespace ringside::http {
+namespace {
+
+TEST(H2Preface, TellsHttp2FromHttp11ByTheFirstBytes) {
+  EXPECT_EQ(match_h2_preface(kH2ClientPreface), PrefaceMatch::kYes);
+  EXPECT_EQ(match_h2_preface(std::string(kH2ClientPreface) + "\x00\x00\x00\x04"),
+            PrefaceMatch::kYes);
+  EXPECT_EQ(match_h2_preface(""), PrefaceMatch::kPartial);
+  EXPECT_EQ(match_h2_preface("PRI * HTTP/2.0\r\n"), PrefaceMatch::kPartial);
+  EXPECT_EQ(match_h2_preface(kH2ClientPreface.substr(0, 23)), PrefaceMatch::kPartial);
+  EXPECT_EQ(match_h2_preface("GET / HTTP/1.1\r\n"), PrefaceMatch::kNo);
+  EXPECT_EQ(match_h2_preface("PRI / HTTP/1.1\r\n"), PrefaceMatch::kNo);
+  // As long as the preface, differing only in its last byte.
+  std::string almost(kH2ClientPreface);
+  almost.back() = 'x';
+  EXPECT_EQ(match_h2_preface(almost), PrefaceMatch::kNo);
+}
+
+}  // namespace
+}  // namespace ringside::http

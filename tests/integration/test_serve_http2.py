@@ -1,0 +1,241 @@
+"""`ringside serve` speaking HTTP/2: h2c with prior knowledge on --port, h2 by ALPN on --tls-port,
+the same routes and answers as HTTP/1.1 (parked database requests answered on their own streams,
+in whatever order), the limits its flags set, and --no-http2. Frames are read with python3-h2
+(tests/integration/h2_client.py); h2load, curl and `ringside load --http2` check whole runs by
+their counts."""
+import json
+import os
+import re
+import socket
+import struct
+import tempfile
+import unittest
+
+import h2.errors
+import h2.settings
+
+from h2_client import H2Client
+from ringside_testlib import Server, needs_tools, run_load, run_tool
+
+PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
+EMPTY_SETTINGS = b"\x00\x00\x00\x04\x00\x00\x00\x00\x00"
+
+
+def frame(frame_type, flags, stream_id, payload=b""):
+    return struct.pack(">I", len(payload))[1:] + bytes([frame_type, flags]) + \
+        struct.pack(">I", stream_id) + payload
+
+
+# GET / on stream 1, HPACK from the static table alone: :method GET, :scheme http, :path /, then
+# :authority "t" as a literal without indexing.
+GET_ROOT = frame(0x1, 0x5, 1, b"\x82\x86\x84\x01\x01t")
+
+
+def recv_until_closed(sock, limit=1 << 20):
+    data = b""
+    while len(data) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def frames_of(data):
+    """(type, flags, stream id, payload) of each whole frame in data."""
+    out = []
+    while len(data) >= 9:
+        length = int.from_bytes(data[:3], "big")
+        if len(data) < 9 + length:
+            break
+        stream_id = int.from_bytes(data[5:9], "big") & 0x7fffffff
+        out.append((data[3], data[4], stream_id, data[9:9 + length]))
+        data = data[9 + length:]
+    return out
+
+
+class H2cRoutes(unittest.TestCase):
+    """The hello routes and the router's own answers, over h2c."""
+
+    @classmethod
+    def setUpClass(cls):
+        cls.server = Server("--db", "none").__enter__()
+
+    @classmethod
+    def tearDownClass(cls):
+        cls.server.__exit__(None, None, None)
+
+    def test_hello_bytes_and_fields(self):
+        with H2Client(self.server.port) as client:
+            stream = client.get("/")
+            self.assertEqual(stream.headers[":status"], "200")
+            self.assertEqual(stream.body, b"Hello World!")
+            self.assertEqual(stream.headers["content-length"], "12")
+            self.assertEqual(stream.headers["content-type"], "text/plain")
+            self.assertRegex(stream.headers["date"], r"^\w{3}, \d\d \w{3} \d{4} \d\d:\d\d:\d\d GMT$")
+            json_stream = client.get("/json")
+            self.assertEqual(json.loads(json_stream.body), {"message": "Hello, World!"})
+            self.assertEqual(json_stream.headers["content-type"], "application/json")
+
+    def test_head_has_length_and_no_body(self):
+        with H2Client(self.server.port) as client:
+            stream = client.get("/", method="HEAD")
+            self.assertEqual(stream.headers[":status"], "200")
+            self.assertEqual(stream.headers["content-length"], "12")
+            self.assertEqual(stream.body, b"")
+
+    def test_unknown_path_and_wrong_method(self):
+        with H2Client(self.server.port) as client:
+            self.assertEqual(client.get("/nope").headers[":status"], "404")
+            wrong = client.get("/", method="POST", body=b"x" * 10)
+            self.assertEqual(wrong.headers[":status"], "405")
+            self.assertEqual(wrong.headers["allow"], "GET, HEAD")
+
+    def test_many_streams_on_one_connection(self):
+        with H2Client(self.server.port) as client:
+            ids = [client.request("/plaintext") for _ in range(60)]
+            client.wait(lambda: all(client.done(i) for i in ids), "60 answers")
+            for i in ids:
+                self.assertEqual(client.streams[i].headers[":status"], "200")
+                self.assertEqual(client.streams[i].body, b"Hello, World!")
+
+    def test_preface_in_pieces(self):
+        # The preface split over several reads: the first bytes alone do not decide the protocol.
+        with self.server.connect() as sock:
+            for piece in (PREFACE[:3], PREFACE[3:11], PREFACE[11:], EMPTY_SETTINGS + GET_ROOT):
+                sock.sendall(piece)
+            sock.shutdown(socket.SHUT_WR)
+            frames = frames_of(recv_until_closed(sock))
+        data = [f for f in frames if f[0] == 0x0 and f[2] == 1]
+        self.assertEqual(b"".join(f[3] for f in data), b"Hello World!")
+        self.assertTrue(data[-1][1] & 0x1, "END_STREAM on the last DATA frame")
+
+    def test_frame_on_stream_zero_is_a_connection_error(self):
+        with self.server.connect() as sock:
+            sock.sendall(PREFACE + EMPTY_SETTINGS + frame(0x0, 0x1, 0, b"oops"))
+            frames = frames_of(recv_until_closed(sock))
+        goaways = [f for f in frames if f[0] == 0x7]
+        self.assertEqual(len(goaways), 1, frames)
+        self.assertEqual(int.from_bytes(goaways[0][3][4:8], "big"), h2.errors.ErrorCodes.PROTOCOL_ERROR)
+        # And the server is still there for the next client.
+        with H2Client(self.server.port) as client:
+            self.assertEqual(client.get("/").headers[":status"], "200")
+
+    def test_http11_still_served_on_the_same_port(self):
+        with self.server.connect() as sock:
+            sock.sendall(b"GET / HTTP/1.1\r\nHost: t\r\nConnection: close\r\n\r\n")
+            response = recv_until_closed(sock)
+        self.assertTrue(response.startswith(b"HTTP/1.1 200 OK\r\n"), response)
+        self.assertTrue(response.endswith(b"Hello World!"))
+
+
+class H2Limits(unittest.TestCase):
+    def test_settings_say_the_limits(self):
+        with Server("--db", "none", "--h2-max-streams", "7", "--h2-max-header-list", "4096",
+                    "--h2-initial-window", "100000") as server, H2Client(server.port) as client:
+            client.get("/")
+            self.assertEqual(client.remote_settings[h2.settings.SettingCodes.MAX_CONCURRENT_STREAMS], 7)
+            self.assertEqual(client.remote_settings[h2.settings.SettingCodes.MAX_HEADER_LIST_SIZE], 4096)
+            self.assertEqual(client.remote_settings[h2.settings.SettingCodes.INITIAL_WINDOW_SIZE], 100000)
+
+    def test_streams_beyond_the_limit_are_refused(self):
+        with Server("--db", "none", "--h2-max-streams", "4") as server, \
+                H2Client(server.port) as client:
+            # Six at once, before the server's SETTINGS can have reached the client.
+            ids = [client.request("/", flush=False) for _ in range(6)]
+            client.flush()
+            client.wait(lambda: all(client.done(i) for i in ids), "six streams ended")
+            answered = [i for i in ids if client.streams[i].ended]
+            refused = [i for i in ids if client.streams[i].reset == h2.errors.ErrorCodes.REFUSED_STREAM]
+            self.assertEqual((len(answered), len(refused)), (4, 2))
+            # Refused streams were never processed: a new one is answered.
+            self.assertEqual(client.get("/").headers[":status"], "200")
+
+    def test_fields_over_the_limit_get_431(self):
+        with Server("--db", "none", "--h2-max-header-list", "2048") as server, \
+                H2Client(server.port) as client:
+            big = client.get("/", headers=[("x-big", "a" * 3000)])
+            self.assertEqual(big.headers[":status"], "431")
+            self.assertEqual(client.get("/").headers[":status"], "200")
+
+    def test_body_over_max_body_gets_413(self):
+        with Server("--db", "none", "--max-body", "100") as server, H2Client(server.port) as client:
+            stream = client.get("/", method="POST", body=b"x" * 1000)
+            self.assertEqual(stream.headers[":status"], "413")
+            self.assertEqual(client.get("/").headers[":status"], "200")
+
+    def test_rapid_reset_ends_the_connection(self):
+        with Server("--db", "none", "--h2-reset-burst", "10", "--h2-reset-rate", "1") as server:
+            with H2Client(server.port) as client:
+                for _ in range(200):
+                    stream_id = client.request("/", flush=False)
+                    client.conn.reset_stream(stream_id)
+                client.flush()
+                client.wait(lambda: client.goaway is not None, "GOAWAY")
+                self.assertIn(client.goaway[0], (h2.errors.ErrorCodes.ENHANCE_YOUR_CALM,
+                                                 h2.errors.ErrorCodes.INTERNAL_ERROR))
+            with H2Client(server.port) as client:
+                self.assertEqual(client.get("/").headers[":status"], "200")
+
+
+class ParkedRequests(unittest.TestCase):
+    def test_database_answers_on_their_own_streams(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with Server("--db", f"sqlite:{os.path.join(folder, 'h2.db')}") as server, \
+                    H2Client(server.port) as client:
+                ids = {client.request(f"/users/{n}"): n for n in range(1, 41)}
+                client.wait(lambda: all(client.done(i) for i in ids), "40 users")
+                for stream_id, n in ids.items():
+                    stream = client.streams[stream_id]
+                    self.assertEqual(stream.headers[":status"], "200")
+                    self.assertEqual(json.loads(stream.body)["id"], n)
+                    self.assertEqual(int(stream.headers["content-length"]), len(stream.body))
+
+    @needs_tools("h2load")
+    def test_h2load_counts(self):
+        with tempfile.TemporaryDirectory() as folder:
+            with Server("--db", f"sqlite:{os.path.join(folder, 'h2.db')}") as server:
+                for path, total in (("/", 20000), ("/users/5", 4000)):
+                    code, out = run_tool(["h2load", "-c", "4", "-m", "20", "-n", str(total),
+                                          server.url(path)], timeout=120)
+                    self.assertEqual(code, 0, out)
+                    self.assertIn(f"requests: {total} total, {total} started, {total} done, "
+                                  f"{total} succeeded, 0 failed", out)
+                    self.assertIn(f"status codes: {total} 2xx", out)
+
+
+class RingsideLoad(unittest.TestCase):
+    def test_load_http2_against_serve(self):
+        with Server("--db", "none") as server:
+            result = run_load("--http2", "--streams", "10", "-c", "4", "-n", "5000", server.url("/"))
+            self.assertEqual(result.returncode, 0, result.stderr)
+            self.assertEqual(result.doc["requests"]["completed"], 5000)
+            self.assertEqual(result.doc["status"]["codes"], {"200": 5000})
+            self.assertEqual(result.doc["config"]["protocol"], "h2c")
+
+
+@needs_tools("curl")
+class Tls(unittest.TestCase):
+    def test_alpn_picks_h2_and_still_speaks_http11(self):
+        with Server("--db", "none", "--tls-port", "0", "--tls-self-signed") as server:
+            url = server.https_url("/json")
+            code, out = run_tool(["curl", "-sk", "--http2", "-w", "|%{http_version}", url])
+            self.assertEqual((code, out), (0, '{"message":"Hello, World!"}|2'))
+            code, out = run_tool(["curl", "-sk", "--http1.1", "-w", "|%{http_version}", url])
+            self.assertEqual((code, out), (0, '{"message":"Hello, World!"}|1.1'))
+
+    def test_no_http2(self):
+        with Server("--db", "none", "--no-http2", "--tls-port", "0", "--tls-self-signed") as server:
+            self.assertNotIn(b"HTTP/2", server.startup_output)
+            code, out = run_tool(["curl", "-sk", "--http2", "-w", "|%{http_version}",
+                                  server.https_url("/")])
+            self.assertEqual((code, out), (0, "Hello World!|1.1"))
+            # The preface is then just a bad HTTP/1.1 request.
+            with server.connect() as sock:
+                sock.sendall(PREFACE + EMPTY_SETTINGS + GET_ROOT)
+                response = recv_until_closed(sock)
+            self.assertRegex(response, rb"^HTTP/1.1 (400|505) ")
+
+
+if __name__ == "__main__":
+    unittest.main()
