@@ -7,6 +7,8 @@
 #     --bin PATH       the ringside binary (default build/release/apps/ringside)
 #     --path PATH      request path (default /plaintext)
 #     --pipeline N     requests per connection in flight, so per write (default 16)
+#     --http2 N        HTTP/2 (h2c) instead, N streams per connection in flight (ringside load
+#                      --http2 --streams N); --pipeline is then unused
 #     --headers SET    minimal: ringside load's own head (Host, User-Agent);
 #                      browser: the set wrk scripts and TechEmpower's toolset send (Host,
 #                      User-Agent, Accept, Accept-Language, Connection: keep-alive) (default minimal)
@@ -23,18 +25,19 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 
 bin=build/release/apps/ringside path=/plaintext pipeline=16 headers=minimal requests=160000 top=15
-keep=""
+keep="" http2=""
 usage() { echo "instructions_per_request: $1 (see the top of bench/cpu/instructions_per_request.sh)" >&2; exit 2; }
 while [ $# -gt 0 ]; do
   case "$1" in
     --bin) bin=${2:?}; shift 2 ;;
     --path) path=${2:?}; shift 2 ;;
     --pipeline) pipeline=${2:?}; shift 2 ;;
+    --http2) http2=${2:?}; shift 2 ;;
     --headers) headers=${2:?}; shift 2 ;;
     -n) requests=${2:?}; shift 2 ;;
     --top) top=${2:?}; shift 2 ;;
     --keep) keep=${2:?}; shift 2 ;;
-    -h|--help) sed -n '2,21p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    -h|--help) sed -n '2,23p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     *) usage "unknown option '$1'" ;;
   esac
 done
@@ -47,6 +50,11 @@ case "$headers" in
                   -H "Connection: keep-alive") ;;
   *) usage "--headers must be minimal or browser, not '$headers'" ;;
 esac
+if [ -n "$http2" ]; then
+  shape_flags=(--http2 --streams "$http2") shape="HTTP/2, $http2 streams per connection"
+else
+  shape_flags=(--pipeline "$pipeline") shape="pipeline $pipeline"
+fi
 [ -x "$bin" ] || usage "no binary at $bin: build first (scripts/build release)"
 command -v valgrind >/dev/null || usage "needs valgrind (scripts/setup installs it)"
 
@@ -78,7 +86,7 @@ done
 # Dump 1 holds start-up and the idle tick; dump 2 only the requests.
 sleep 1
 callgrind_control --dump=idle "$server" >/dev/null
-"$bin" load -t 1 -c 10 --pipeline "$pipeline" -n "$requests" "${header_flags[@]}" \
+"$bin" load -t 1 -c 10 "${shape_flags[@]}" -n "$requests" "${header_flags[@]}" \
   "http://127.0.0.1:$port$path" >"$work/load.out" 2>&1 || {
   echo "instructions_per_request: ringside load failed: $(tail -3 "$work/load.out")" >&2; exit 1; }
 callgrind_control --dump=run "$server" >/dev/null
@@ -86,6 +94,6 @@ kill -TERM "$server"
 wait "$server" || true
 server=""
 
-echo "ringside serve, $path, pipeline $pipeline, $headers headers, $requests requests"
+echo "ringside serve, $path, $shape, $headers headers, $requests requests"
 grep -E '^ *(2xx|Status|Requests|Errors|non-2xx)' "$work/load.out" || true
 python3 bench/cpu/callgrind_self.py "$out.2" "$requests" --top "$top"

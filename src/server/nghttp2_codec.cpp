@@ -64,6 +64,7 @@ struct Nghttp2Callbacks {
       return 0;
     }
     nghttp2_session_set_stream_user_data(session, frame->hd.stream_id, stream);
+    codec(user_data).fields_stream_ = stream;  // a header block's fields come next, unbroken
     return 0;
   }
 
@@ -71,9 +72,14 @@ struct Nghttp2Callbacks {
                    std::size_t name_length, const std::uint8_t* value, std::size_t value_length,
                    std::uint8_t, void* user_data) {
     if (frame->hd.type != NGHTTP2_HEADERS) return 0;
-    if (H2Stream* stream = stream_of(session, frame->hd.stream_id)) {
-      codec(user_data).events_->on_field(*stream, view(name, name_length),
-                                         view(value, value_length));
+    Nghttp2Codec& self = codec(user_data);
+    // The stream begin_headers just opened, without a lookup per field; trailers look it up.
+    H2Stream* stream = self.fields_stream_;
+    if (stream == nullptr || stream->id != frame->hd.stream_id) {
+      stream = stream_of(session, frame->hd.stream_id);
+    }
+    if (stream != nullptr) {
+      self.events_->on_field(*stream, view(name, name_length), view(value, value_length));
     }
     return 0;
   }
@@ -109,7 +115,9 @@ struct Nghttp2Callbacks {
                            void* user_data) {
     if (H2Stream* stream = stream_of(session, stream_id)) {
       nghttp2_session_set_stream_user_data(session, stream_id, nullptr);
-      codec(user_data).events_->on_stream_close(*stream);
+      Nghttp2Codec& self = codec(user_data);
+      if (self.fields_stream_ == stream) self.fields_stream_ = nullptr;
+      self.events_->on_stream_close(*stream);
     }
     return 0;
   }
@@ -131,6 +139,9 @@ Nghttp2Setup::Nghttp2Setup(const H2Limits& limits) : limits_(limits) {
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks_,
                                                          Nghttp2Callbacks::stream_closed);
   nghttp2_option_set_stream_reset_rate_limit(option_, limits.reset_burst, limits.reset_rate);
+  // Closed streams are not kept for RFC 7540's priority tree (deprecated by RFC 9113): their
+  // memory goes back at once, and the stream map stays as small as the open streams.
+  nghttp2_option_set_no_closed_streams(option_, 1);
 }
 
 Nghttp2Setup::~Nghttp2Setup() {
@@ -142,6 +153,7 @@ bool Nghttp2Codec::open(const Nghttp2Setup& setup, H2CodecEvents& events,
                         core::RecyclingAllocator& memory) {
   close();
   events_ = &events;
+  fields_stream_ = nullptr;
   broken_ = false;
   nghttp2_mem allocator{&memory, allocate, release, allocate_zeroed, reallocate};
   if (nghttp2_session_server_new3(&session_, setup.callbacks_, this, setup.option_, &allocator) !=

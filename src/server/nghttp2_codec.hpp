@@ -62,6 +62,7 @@ class Nghttp2Codec final : public H2Codec {
 
   nghttp2_session* session_ = nullptr;
   H2CodecEvents* events_ = nullptr;
+  H2Stream* fields_stream_ = nullptr;  // whose header block is being read
   bool broken_ = false;  // a fatal error: nothing more is read
 };
 

@@ -28,7 +28,13 @@ class CliTest(unittest.TestCase):
         cases = [(["--port", "abc"], "--port"), (["--port", "70000"], "--port"),
                  (["--threads", "0"], "--threads"), (["--header-timeout", "-1"], "--header-timeout"),
                  (["--idle-timeout", "0"], "--idle-timeout"), (["--max-body", "lots"], "--max-body"),
-                 (["--bogus"], "--bogus"), (["--host", "api..internal"], "--host"), (["--max-connections", "0"], "--max-connections")]
+                 (["--bogus"], "--bogus"), (["--host", "api..internal"], "--host"), (["--max-connections", "0"], "--max-connections"),
+                 (["--h2-max-streams", "0"], "--h2-max-streams"),
+                 (["--h2-max-streams", "10001"], "--h2-max-streams"),
+                 (["--h2-max-header-list", "100"], "--h2-max-header-list"),
+                 (["--h2-initial-window", "2147483648"], "--h2-initial-window"),
+                 (["--h2-reset-burst", "0"], "--h2-reset-burst"),
+                 (["--h2-reset-rate", "x"], "--h2-reset-rate")]
         for args, name in cases:
             with self.subTest(args=args):
                 code, _, err = run("serve", *args)

@@ -31,6 +31,14 @@ TEST(ServerConfigValidate, EachOutOfRangeSettingIsNamed) {
       {"drain_timeout_s", [](ServerConfig& c) { c.drain_timeout_s = INFINITY; }},
       {"drain_timeout_s", [](ServerConfig& c) { c.drain_timeout_s = -0.5; }},
       {"max_body", [](ServerConfig& c) { c.max_body = kMaxBodyLimit + 1; }},
+      {"h2_max_streams", [](ServerConfig& c) { c.h2_max_streams = 0; }},
+      {"h2_max_streams", [](ServerConfig& c) { c.h2_max_streams = kMaxH2Streams + 1; }},
+      {"h2_max_header_list", [](ServerConfig& c) { c.h2_max_header_list = kMinH2HeaderList - 1; }},
+      {"h2_max_header_list", [](ServerConfig& c) { c.h2_max_header_list = kMaxH2HeaderList + 1; }},
+      {"h2_initial_window", [](ServerConfig& c) { c.h2_initial_window = 0; }},
+      {"h2_initial_window", [](ServerConfig& c) { c.h2_initial_window = kMaxH2Window + 1; }},
+      {"h2_reset_burst", [](ServerConfig& c) { c.h2_reset_burst = 0; }},
+      {"h2_reset_rate", [](ServerConfig& c) { c.h2_reset_rate = 0; }},
   };
   for (const Case& test : cases) {
     ServerConfig config;
