@@ -134,9 +134,18 @@ H2Error H2ResponseReader::on_frame(const ScannedFrame& frame, OutBuffer& answers
       return H2Error::kNoError;
     case H2FrameType::kPushPromise:
       return H2Error::kProtocolError;  // our SETTINGS turned push off
-    case H2FrameType::kWindowUpdate:
+    case H2FrameType::kWindowUpdate: {
+      if (header.length != 4) return H2Error::kFrameSizeError;
+      const std::uint32_t increment = read_h2_u32(frame.payload.data()) & 0x7fffffffU;
+      // A zero increment is an error of the connection on stream 0 (section 6.9); on a stream
+      // it is the stream's, and the server resets it itself: nothing to open either way.
+      if (increment == 0)
+        return header.stream_id == 0 ? H2Error::kProtocolError : H2Error::kNoError;
+      listener.on_window_update(header.stream_id, increment);
+      return H2Error::kNoError;
+    }
     case H2FrameType::kPriority:
-      return H2Error::kNoError;  // requests carry no body: the send windows do not matter
+      return H2Error::kNoError;
   }
   return H2Error::kNoError;  // an unknown frame type is ignored (section 4.1)
 }
@@ -186,6 +195,14 @@ H2Error H2ResponseReader::on_settings(const ScannedFrame& frame, OutBuffer& answ
     const std::uint32_t value = read_h2_u32(frame.payload.data() + at + 2);
     if (id == static_cast<std::uint16_t>(H2Setting::kMaxConcurrentStreams)) {
       max_concurrent_streams_ = value;
+    } else if (id == static_cast<std::uint16_t>(H2Setting::kInitialWindowSize)) {
+      if (value > 0x7fffffffU) return H2Error::kFlowControlError;  // section 6.5.2
+      initial_window_ = value;
+    } else if (id == static_cast<std::uint16_t>(H2Setting::kMaxFrameSize)) {
+      if (value < kH2DefaultMaxFrameSize || value > kH2MaxFrameSizeLimit) {
+        return H2Error::kProtocolError;
+      }
+      max_frame_size_ = value;
     }
   }
   char ack[kH2FrameHeaderSize];

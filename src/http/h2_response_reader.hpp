@@ -6,7 +6,9 @@
 //
 // Flow control the way h2load does it: the client's start (write_client_start) announces the
 // largest stream window and raises the connection's as far, so a server never waits for us; the
-// DATA bytes read are given back to the connection in one WINDOW_UPDATE per `window_refill`.
+// DATA bytes read are given back to the connection in one WINDOW_UPDATE per `window_refill`. The
+// other direction (request bodies) is the caller's: the server's WINDOW_UPDATEs are passed on, and
+// its initial stream window and frame size kept.
 //
 //   char start[H2ResponseReader::kClientStartSize];
 //   send(start, H2ResponseReader::write_client_start(start));   // then the requests' HEADERS
@@ -31,6 +33,9 @@ class H2ResponseListener {
   virtual void on_stream_end(std::uint32_t stream_id) = 0;          // END_STREAM arrived
   virtual void on_stream_reset(std::uint32_t stream_id, H2Error error) = 0;
   virtual void on_goaway(std::uint32_t last_stream_id, H2Error error) = 0;
+  // The server opened a send window: the connection's (stream 0) or a stream's. Only a client
+  // that sends request bodies needs it.
+  virtual void on_window_update(std::uint32_t /*stream_id*/, std::uint32_t /*increment*/) {}
 
  protected:
   ~H2ResponseListener() = default;
@@ -63,6 +68,10 @@ class H2ResponseReader {
   [[nodiscard]] std::uint32_t max_concurrent_streams() const { return max_concurrent_streams_; }
   // Whether the server's first SETTINGS frame has arrived (until then its stream limit is unknown).
   [[nodiscard]] bool settings_received() const { return settings_received_; }
+  // What the server's SETTINGS say of the frames a client sends: each new stream's send window
+  // (SETTINGS_INITIAL_WINDOW_SIZE) and the largest frame payload (SETTINGS_MAX_FRAME_SIZE).
+  [[nodiscard]] std::uint32_t initial_window() const { return initial_window_; }
+  [[nodiscard]] std::uint32_t max_frame_size() const { return max_frame_size_; }
 
  private:
   H2Error on_frame(const ScannedFrame& frame, OutBuffer& answers, H2ResponseListener& listener);
@@ -75,6 +84,8 @@ class H2ResponseReader {
   std::uint32_t window_refill_;
   std::uint64_t unreturned_ = 0;           // DATA bytes not yet given back to the connection
   std::uint32_t max_concurrent_streams_ = 0xffffffff;
+  std::uint32_t initial_window_ = 65535;
+  std::uint32_t max_frame_size_ = kH2DefaultMaxFrameSize;
   bool settings_received_ = false;
   std::uint32_t block_stream_ = 0;         // a header block continues on this stream (0: none)
   bool block_ends_stream_ = false;         // its HEADERS frame carried END_STREAM

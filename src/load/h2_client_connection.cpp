@@ -44,6 +44,9 @@ void H2ClientConnection::connect_now(core::TimePoint now) {
   reader_.emplace();
   next_stream_id_ = 1;
   winding_down_ = false;
+  connection_window_ = 65535;  // RFC 9113 section 6.9.2, until the server's WINDOW_UPDATEs
+  initial_window_ = 65535;
+  bodies_pending_ = 0;
   state_ = State::kConnecting;
   // As HTTP/1.1 does: the first request is claimed before connecting, so a refused connect fails
   // a request and a -n run ends even when the server is down.
@@ -112,10 +115,12 @@ void H2ClientConnection::open_streams(core::TimePoint now) {
     if (!claim.granted) break;
     while (streams_[(next_stream_id_ >> 1) & mask].id != 0) next_stream_id_ += 2;
     Stream& stream = streams_[(next_stream_id_ >> 1) & mask];
-    stream = {next_stream_id_, context_->next_target(), claim.intended, now, 0, claim.measured};
+    stream = {next_stream_id_, context_->next_target(), claim.intended, now, 0, claim.measured, 0,
+              initial_window_};
     const std::size_t at = out_.size();
     out_.append(targets[stream.target].h2_headers);
     http::patch_h2_stream_id(out_block_ + at, stream.id);
+    if (targets[stream.target].body_size > 0) ++bodies_pending_;
     next_stream_id_ += 2;
     ++open_;
     context_->in_flight_changed(1);
@@ -123,7 +128,69 @@ void H2ClientConnection::open_streams(core::TimePoint now) {
   }
   if (state_ != State::kOpen) return;
   if (was_idle && open_ > 0) arm_timeout(now);
-  flush(now);
+  // Bodies larger than the output block go out block by block while the windows allow: each
+  // write that the kernel took whole makes room for the next (one it did not take waits for
+  // on_drained, which comes back here).
+  bool more = send_bodies();
+  while (flush(now) && more && out_.empty() && state_ == State::kOpen) more = send_bodies();
+}
+
+// Puts as much of the open streams' bodies into the output as the windows allow; true when the
+// output filled first (more could go after a write).
+bool H2ClientConnection::send_bodies() {
+  if (bodies_pending_ == 0 || state_ != State::kOpen) return false;
+  for (Stream& stream : streams_) {
+    if (connection_window_ <= 0) return false;
+    if (stream.id != 0 && !send_body(stream)) return true;
+  }
+  return false;
+}
+
+// One stream's next DATA frames; false when the output has no room for more.
+bool H2ClientConnection::send_body(Stream& stream) {
+  const std::string_view body = context_->config.targets[stream.target].body();
+  while (stream.body_sent < body.size() && stream.window > 0 && connection_window_ > 0) {
+    if (out_.remaining() < http::kH2FrameHeaderSize + kAnswerReserve + 1) return false;
+    const std::size_t room = out_.remaining() - http::kH2FrameHeaderSize - kAnswerReserve;
+    const std::size_t size = std::min<std::size_t>(
+        {body.size() - stream.body_sent, static_cast<std::size_t>(stream.window),
+         static_cast<std::size_t>(connection_window_), reader_->max_frame_size(), room});
+    const bool last = stream.body_sent + size == body.size();
+    http::H2FrameHeader header;
+    header.length = static_cast<std::uint32_t>(size);
+    header.type = static_cast<std::uint8_t>(http::H2FrameType::kData);
+    header.flags = last ? http::h2_flags::kEndStream : 0;
+    header.stream_id = stream.id;
+    char frame_header[http::kH2FrameHeaderSize];
+    http::write_h2_frame_header(header, frame_header);
+    out_.append({frame_header, sizeof frame_header});
+    out_.append(body.substr(stream.body_sent, size));
+    stream.body_sent += static_cast<std::uint32_t>(size);
+    stream.window -= static_cast<std::int64_t>(size);
+    connection_window_ -= static_cast<std::int64_t>(size);
+    if (last) --bodies_pending_;
+  }
+  return true;
+}
+
+void H2ClientConnection::on_window_update(std::uint32_t stream_id, std::uint32_t increment) {
+  if (stream_id == 0) {
+    connection_window_ += increment;
+  } else if (Stream* stream = find(stream_id)) {
+    stream->window += increment;
+  }
+}
+
+// A SETTINGS_INITIAL_WINDOW_SIZE changes every open stream's window by the difference (RFC 9113
+// section 6.9.2).
+void H2ClientConnection::follow_initial_window() {
+  const std::uint32_t now_initial = reader_->initial_window();
+  if (now_initial == initial_window_) return;
+  const std::int64_t delta = static_cast<std::int64_t>(now_initial) - initial_window_;
+  for (Stream& stream : streams_) {
+    if (stream.id != 0) stream.window += delta;
+  }
+  initial_window_ = now_initial;
 }
 
 bool H2ClientConnection::flush(core::TimePoint now) {
@@ -167,6 +234,7 @@ void H2ClientConnection::on_data(std::span<char> bytes) {
   const std::size_t used = process(input, now);
   if (transport_.generation() != generation || state_ != State::kOpen) return;
   context_->frame_blocks.keep(partial_, partial_len_, input.subspan(used));
+  follow_initial_window();
   if (winding_down_ && open_ == 0) {  // after a GOAWAY, or with the ids spent: a new connection
     close_socket();
     reconnect(now, false);
@@ -228,6 +296,8 @@ void H2ClientConnection::on_goaway(std::uint32_t last_stream_id, http::H2Error /
 }
 
 void H2ClientConnection::end_stream(Stream& stream) {
+  // Answered (or reset) before its whole body went: the rest is not sent.
+  if (stream.body_sent < context_->config.targets[stream.target].body_size) --bodies_pending_;
   stream.id = 0;
   --open_;
   context_->in_flight_changed(-1);
@@ -285,6 +355,7 @@ void H2ClientConnection::clear_streams() {
   context_->in_flight_changed(-static_cast<int>(open_));
   for (Stream& stream : streams_) stream.id = 0;
   open_ = 0;
+  bodies_pending_ = 0;
 }
 
 void H2ClientConnection::close_socket() {

@@ -13,6 +13,10 @@
 // taken (ids must only grow, RFC 9113 section 5.1.1), so finding a stream is one lookup. Nothing
 // is allocated per request.
 //
+// A request body (-b) follows its HEADERS in DATA frames as the server's flow-control windows
+// (the connection's and the stream's) and its largest frame size allow; the rest waits for its
+// WINDOW_UPDATEs.
+//
 // Failures: a protocol error, a timeout (no stream finished within --timeout) or a lost socket
 // fail every stream in flight and reconnect, as HTTP/1.1's pipeline does; a RST_STREAM fails
 // its stream alone; after a GOAWAY the streams it did not take fail as closed, the ones it did
@@ -55,6 +59,8 @@ class H2ClientConnection final : public LoadConnection, private http::H2Response
     core::TimePoint written{};   // when its HEADERS went to the kernel
     std::uint16_t status = 0;
     bool measured = false;  // claimed after the warm-up
+    std::uint32_t body_sent = 0;  // of the request's body (-b), in DATA frames so far
+    std::int64_t window = 0;      // what the server lets this stream send now
   };
 
   // core::TransportHandler
@@ -70,6 +76,7 @@ class H2ClientConnection final : public LoadConnection, private http::H2Response
   void on_stream_end(std::uint32_t stream_id) override;
   void on_stream_reset(std::uint32_t stream_id, http::H2Error error) override;
   void on_goaway(std::uint32_t last_stream_id, http::H2Error error) override;
+  void on_window_update(std::uint32_t stream_id, std::uint32_t increment) override;
 
   void connect_now(core::TimePoint now);
   void opened(core::TimePoint now);
@@ -78,6 +85,9 @@ class H2ClientConnection final : public LoadConnection, private http::H2Response
   [[nodiscard]] bool tls_handshaking() const;
   [[nodiscard]] unsigned stream_limit() const;
   void open_streams(core::TimePoint now);
+  bool send_bodies();
+  bool send_body(Stream& stream);
+  void follow_initial_window();
   bool flush(core::TimePoint now);
   std::size_t process(std::span<const char> input, core::TimePoint now);
   Stream* find(std::uint32_t stream_id);
@@ -100,6 +110,11 @@ class H2ClientConnection final : public LoadConnection, private http::H2Response
   unsigned open_ = 0;            // streams in flight
   std::uint32_t next_stream_id_ = 1;
   bool winding_down_ = false;  // GOAWAY received, or the stream ids are nearly spent
+  // Request bodies (-b): the connection's send window, the server's initial stream window as last
+  // applied to the open streams, and how many streams still have body to send.
+  std::int64_t connection_window_ = 65535;
+  std::uint32_t initial_window_ = 65535;
+  unsigned bodies_pending_ = 0;
   char* out_block_ = nullptr;  // a block of the worker's write pool while connected
   http::OutBuffer out_{nullptr, 0};
   char* partial_ = nullptr;  // a frame cut by a read

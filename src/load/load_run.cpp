@@ -57,9 +57,6 @@ std::string validate_http2(const LoadConfig& config) {
   if (config.pipeline > 1) return "--pipeline is HTTP/1.1's: with --http2 use --streams";
   if (!config.keep_alive) return "--no-keepalive is HTTP/1.1's: drop it with --http2";
   for (const Target& target : config.targets) {
-    if (target.body_size > 0) {
-      return "-b/--body: --http2 sends no request body yet: drop the body or --http2";
-    }
     if (target.h2_headers.empty()) {
       return "-H/--header: the request's headers exceed one 16 KiB HTTP/2 frame: send fewer or "
              "shorter ones";

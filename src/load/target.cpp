@@ -177,12 +177,17 @@ std::string authority_of(const Url& url) {
   return url.host.find(':') != std::string::npos ? "[" + url.host + "]" : url.host;
 }
 
-// The request's HEADERS frame (END_STREAM, END_HEADERS; stream id 0, patched per stream), or ""
-// when its header block does not fit one frame of the default maximum size.
+// The request's HEADERS frame (END_HEADERS, and END_STREAM unless a body follows in DATA frames;
+// stream id 0, patched per stream), or "" when its header block does not fit one frame of the
+// default maximum size.
 std::string h2_headers_frame(const Url& url, const RequestSpec& spec, std::string_view host) {
   std::vector<http::H2HeaderField> fields;
   if (!has_header(spec.headers, "user-agent")) fields.push_back({"user-agent", "ringside-load"});
   for (const std::string& header : spec.headers) fields.push_back(split_header(header));
+  const std::string length = std::to_string(spec.body.size());
+  if (!spec.body.empty() && !has_header(spec.headers, "content-length")) {
+    fields.push_back({"content-length", length});
+  }
   std::string authority(host);
   for (const http::H2HeaderField& field : fields) {
     if (http::equals_ignore_case(field.name, "host")) authority = field.value;
@@ -195,7 +200,8 @@ std::string h2_headers_frame(const Url& url, const RequestSpec& spec, std::strin
   http::H2FrameHeader header;
   header.length = static_cast<std::uint32_t>(block);
   header.type = static_cast<std::uint8_t>(http::H2FrameType::kHeaders);
-  header.flags = http::h2_flags::kEndStream | http::h2_flags::kEndHeaders;
+  header.flags = spec.body.empty() ? http::h2_flags::kEndStream | http::h2_flags::kEndHeaders
+                                   : http::h2_flags::kEndHeaders;
   http::write_h2_frame_header(header, frame.data());
   frame.resize(http::kH2FrameHeaderSize + block);
   return frame;

@@ -69,8 +69,14 @@ struct Target {
   std::size_t body_size = 0;
   // --http2: the request's HEADERS frame (stream id 0, patched per stream; Host as :authority,
   // the connection-specific fields left out), "" when its header block exceeds one 16 KiB frame.
+  // With a body its END_STREAM is off (DATA frames carry the body) and content-length is set.
   std::string h2_headers;
   bool is_head = false;
+
+  // The request's body: the tail of `request`.
+  [[nodiscard]] std::string_view body() const {
+    return std::string_view(request).substr(request.size() - body_size);
+  }
 };
 
 // Throws std::invalid_argument with check_request_spec's message when the spec is not valid.

@@ -154,6 +154,38 @@ class LoadHttp2Test(unittest.TestCase):
         self.assertEqual(doc["requests"]["completed"], 300, doc["errors"])
         self.assertEqual(doc["latency_us"]["count"], 300)
 
+    def test_request_bodies_follow_the_servers_windows(self):
+        # 100 KB bodies on 5 streams a connection: more than a stream's and the connection's first
+        # window (65,535 bytes each), so every body waits for the server's WINDOW_UPDATEs.
+        body = os.path.join(self.tmp, "body")
+        with open(body, "wb") as f:
+            f.write(b"b" * 100_000)
+        with Nghttpd(self.docroot) as server:
+            result = run_load("--http2", "--streams", "5", "-c", "2", "-n", "60", "-m", "POST",
+                              "--body-file", body, server.url())
+        doc = result.doc
+        self.assertEqual(result.returncode, 0, result.stderr)
+        self.assertEqual(doc["requests"]["completed"], 60, doc["errors"])
+        self.assertEqual(doc["status"]["codes"], {"200": 60})
+        self.assertGreaterEqual(doc["throughput"]["bytes_written"], 60 * 100_000)
+        self.assertLess(doc["throughput"]["bytes_written"], 60 * 100_000 + 60 * 1000)
+        assert_conserved(self, doc)
+
+    def test_a_body_answered_early_is_not_sent_on(self):
+        # ringside serve answers 413 once a body passes --max-body, and resets the stream: the
+        # rest of the body stays unsent, and the request counts as answered.
+        body = os.path.join(self.tmp, "body-early")
+        with open(body, "wb") as f:
+            f.write(b"b" * 500_000)
+        with Server("--db", "none", "--max-body", "1000") as server:
+            result = run_load("--http2", "--streams", "4", "-c", "1", "-n", "20", "-m", "POST",
+                              "--body-file", body, f"http://127.0.0.1:{server.port}/")
+        doc = result.doc
+        self.assertEqual(doc["requests"]["completed"], 20, doc["errors"])
+        self.assertEqual(doc["status"]["codes"], {"413": 20})
+        self.assertLess(doc["throughput"]["bytes_written"], 20 * 500_000 / 2)
+        assert_conserved(self, doc)
+
     def test_a_server_without_http2_fails_as_protocol(self):
         with Server("--no-http2", "--tls-port", "0", "--tls-self-signed") as server:
             plain = run_load("--http2", "-c", "2", "-n", "20", f"http://127.0.0.1:{server.port}/")
@@ -172,7 +204,6 @@ class LoadHttp2Test(unittest.TestCase):
             (["--http2", "--streams", "0"], "--streams"),
             (["--http2", "--pipeline", "2"], "--pipeline"),
             (["--http2", "--no-keepalive"], "--no-keepalive"),
-            (["--http2", "-b", "x", "-m", "POST"], "--body"),
             (["--http2", "-H", "X-Big: " + "a" * 17000], "-H/--header"),
         ]
         for flags, named in cases:

@@ -129,6 +129,10 @@ struct Heard : H2ResponseListener {
     goaway_last = last;
     goaway_error = error;
   }
+  void on_window_update(std::uint32_t stream, std::uint32_t increment) override {
+    windows[stream] += increment;
+  }
+  std::map<std::uint32_t, std::uint64_t> windows;
   std::map<std::uint32_t, int> statuses;
   std::vector<std::uint32_t> ended;
   std::map<std::uint32_t, H2Error> resets;
@@ -234,6 +238,41 @@ TEST(H2ResponseReader, AGoawayIsHeardAndBrokenFramesEndTheConnection) {
     frame[kH2FrameHeaderSize] = static_cast<char>(0x80 | 100);
     EXPECT_EQ(reader.feed({frame, kH2FrameHeaderSize + 1}, out, heard).error,
               H2Error::kCompressionError);
+  }
+}
+
+TEST(H2ResponseReader, SendWindowsAndFrameSizeAreHeardForRequestBodies) {
+  Heard heard;
+  char room[256];
+  OutBuffer out(room, sizeof room);
+  char frame[64];
+  H2ResponseReader reader;
+  EXPECT_EQ(reader.initial_window(), 65535U);
+  EXPECT_EQ(reader.max_frame_size(), kH2DefaultMaxFrameSize);
+  const std::array<H2SettingValue, 2> settings{
+      {{H2Setting::kInitialWindowSize, 1000}, {H2Setting::kMaxFrameSize, 65536}}};
+  std::size_t n = write_h2_settings(settings, frame);
+  n += write_h2_window_update(0, 70000, frame + n);
+  n += write_h2_window_update(3, 5, frame + n);
+  n += write_h2_window_update(3, 6, frame + n);
+  EXPECT_EQ(reader.feed({frame, n}, out, heard).error, H2Error::kNoError);
+  EXPECT_EQ(reader.initial_window(), 1000U);
+  EXPECT_EQ(reader.max_frame_size(), 65536U);
+  EXPECT_EQ(heard.windows, (std::map<std::uint32_t, std::uint64_t>{{0, 70000}, {3, 11}}));
+  // A zero increment: the connection's is a connection error, a stream's is not ours to act on.
+  out.clear();
+  n = write_h2_window_update(5, 0, frame);
+  EXPECT_EQ(reader.feed({frame, n}, out, heard).error, H2Error::kNoError);
+  n = write_h2_window_update(0, 0, frame);
+  EXPECT_EQ(reader.feed({frame, n}, out, heard).error, H2Error::kProtocolError);
+  // Settings out of their ranges (RFC 9113 section 6.5.2).
+  for (const H2SettingValue bad : {H2SettingValue{H2Setting::kInitialWindowSize, 0x80000000U},
+                                   H2SettingValue{H2Setting::kMaxFrameSize, 16383},
+                                   H2SettingValue{H2Setting::kMaxFrameSize, 1U << 24}}) {
+    H2ResponseReader fresh;
+    out.clear();
+    n = write_h2_settings({&bad, 1}, frame);
+    EXPECT_NE(fresh.feed({frame, n}, out, heard).error, H2Error::kNoError);
   }
 }
 

@@ -303,6 +303,23 @@ TEST(MakeTarget, TheHttp2HeadersFrameIsEncodedOnce) {
             expected_block({"GET", "https", "[::1]", "/"}, {{"user-agent", "ringside-load"}}));
 }
 
+TEST(MakeTarget, AnHttp2RequestWithABodyLeavesItsStreamOpenForDataFrames) {
+  RequestSpec spec;
+  spec.method = "POST";
+  spec.body = "0123456789";
+  const Target target = make_target(parse_ok("http://127.0.0.1:8080/in"), spec);
+  const http::H2FrameHeader header = http::read_h2_frame_header(target.h2_headers);
+  EXPECT_EQ(header.flags, http::h2_flags::kEndHeaders);  // no END_STREAM: DATA follows
+  EXPECT_EQ(target.h2_headers.substr(http::kH2FrameHeaderSize),
+            expected_block({"POST", "http", "127.0.0.1:8080", "/in"},
+                           {{"user-agent", "ringside-load"}, {"content-length", "10"}}));
+  EXPECT_EQ(target.body(), "0123456789");
+  spec.headers = {"Content-Length: 10"};  // the user's own is not doubled
+  EXPECT_EQ(make_target(parse_ok("http://127.0.0.1:8080/in"), spec).h2_headers.substr(9),
+            expected_block({"POST", "http", "127.0.0.1:8080", "/in"},
+                           {{"user-agent", "ringside-load"}, {"Content-Length", "10"}}));
+}
+
 TEST(MakeTarget, HeadersBeyondOneFrameLeaveNoHttp2Frame) {
   RequestSpec spec;
   spec.headers = {"X-Big: " + std::string(17000, 'a')};
