@@ -2,7 +2,8 @@
 # Usage: start.sh PORT THREADS WORKDIR [HOST [CERT KEY]] — renders nginx.conf.template into
 # WORKDIR and runs nginx, listening on HOST (default 127.0.0.1), in the foreground there (its
 # prefix, pid and temp paths), never touching /etc/nginx or /var. With CERT and KEY (PEM files:
-# the harness's {tls_cert} and {tls_key}, empty on a plain start) it listens with TLS instead.
+# the harness's {tls_cert} and {tls_key}, empty on a plain start) it listens with TLS instead,
+# and offers HTTP/2 by ALPN there.
 set -eu
 port=$1 threads=$2 workdir=$3 host=${4:-127.0.0.1} cert=${5:-} key=${6:-}
 here=$(dirname "$0")
@@ -12,7 +13,9 @@ ssl=""
 : > "$workdir/tls.conf"
 if [ -n "$cert" ] || [ -n "$key" ]; then
   [ -n "$cert" ] && [ -n "$key" ] || { echo "start.sh: CERT and KEY go together" >&2; exit 2; }
-  ssl=" ssl"
+  # http2: h2 by ALPN on the TLS listener, HTTP/1.1 still for a client that offers only that
+  # (nginx 1.22 has no h2c beside HTTP/1.1 on a plain listener, so its manifest lists h2 alone).
+  ssl=" ssl http2"
   # As a production site would (Mozilla's "intermediate" profile): TLS 1.2 and 1.3, ECDHE with
   # AEAD ciphers for 1.2, and both ways of resuming a session, a cache shared by the workers and
   # tickets (their key made by nginx at start). No early data (nginx's default).

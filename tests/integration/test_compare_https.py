@@ -199,14 +199,16 @@ class HttpsTest(unittest.TestCase):
         self.assert_nothing_left()
 
     def test_a_bad_protocol_is_one_line_naming_the_field(self):
-        scenario = self.write("bad.toml", '[[workload]]\nname = "a"\nprotocol = "h2"\n')
+        scenario = self.write("bad.toml", '[[workload]]\nname = "a"\nprotocol = "h3"\n')
         for args in ([scenario], ["--validate", scenario]):
             with self.subTest(args=args[0]):
                 code, out, err = self.compare(*args)
                 self.assertEqual(code, 2, out + err)
                 self.assertEqual(err, f"ringside compare: {scenario}:3: field 'workload[0].protocol': "
-                                      "must be \"http\" (plain HTTP/1.1) or \"https\" (HTTP/1.1 over "
-                                      "TLS, with the run's throwaway certificate), not \"h2\"\n")
+                                      "must be \"http\" (plain HTTP/1.1), \"https\" (HTTP/1.1 over "
+                                      "TLS, with the run's throwaway certificate), \"h2c\" (HTTP/2 on "
+                                      "the plain port, prior knowledge) or \"h2\" (HTTP/2 over TLS by "
+                                      "ALPN), not \"h3\"\n")
         key = self.write("key.toml", 'tls_key = "ed25519"\n[[workload]]\nname = "a"\n')
         code, out, err = self.compare(key)
         self.assertEqual(code, 2, out + err)

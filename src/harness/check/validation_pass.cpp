@@ -26,7 +26,7 @@ std::unique_ptr<db::TempCluster> start_throwaway_database(
 std::vector<Protocol> protocols_to_validate(const Scenario& scenario,
                                             const std::function<bool(const Workload&)>& runs) {
   std::vector<Protocol> protocols;
-  for (Protocol protocol : {Protocol::kHttp, Protocol::kHttps}) {
+  for (Protocol protocol : {Protocol::kHttp, Protocol::kHttps, Protocol::kH2c, Protocol::kH2}) {
     const bool used = std::any_of(scenario.workloads.begin(), scenario.workloads.end(),
                                   [&](const Workload& workload) {
                                     return workload.protocol == protocol && runs(workload);
@@ -37,11 +37,21 @@ std::vector<Protocol> protocols_to_validate(const Scenario& scenario,
   return protocols;
 }
 
-void add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
-                 const std::vector<Protocol>& protocols) {
-  for (std::size_t i = 0; i < protocols.size(); ++i) {
-    targets.push_back({&contestant, protocols[i], i == 0});
+std::size_t add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
+                        const std::vector<Protocol>& protocols) {
+  std::size_t added = 0;
+  for (Protocol transport : {Protocol::kHttp, Protocol::kHttps}) {
+    bool used = false, http2 = false;
+    for (Protocol protocol : protocols) {
+      if (transport_of(protocol) != transport) continue;
+      used = true;
+      http2 = http2 || (is_http2(protocol) && contestant.serves(protocol));
+    }
+    if (!used) continue;
+    targets.push_back({&contestant, transport, added == 0, http2});
+    ++added;
   }
+  return added;
 }
 
 ValidationTally validate_each(
@@ -55,6 +65,7 @@ ValidationTally validate_each(
     }
     ValidationRunOptions target = options;
     target.start.protocol = targets[i].protocol;
+    target.prove_http2 = targets[i].http2;
     target.fairness.enabled = options.fairness.enabled && targets[i].fairness;
     const ContestantReport report = validate_contestant(*targets[i].contestant, target);
     on_report(i, report);

@@ -35,18 +35,22 @@ std::unique_ptr<db::TempCluster> start_throwaway_database(
 // (once per contestant is enough: it judges the server's set-up, not the protocol).
 struct ValidationTarget {
   const Contestant* contestant = nullptr;
-  Protocol protocol = Protocol::kHttp;
+  Protocol protocol = Protocol::kHttp;  // the start's: http or https
   bool fairness = true;
+  bool http2 = false;  // also prove it speaks HTTP/2 there (h2c on http, h2 on https)
 };
 
 // The protocols a contestant is validated over for a scenario: those of the workloads `runs`
-// gives it, http before https; http alone when it runs none (it is validated all the same).
+// gives it, in the order http, https, h2c, h2; http alone when it runs none (it is validated all
+// the same).
 std::vector<Protocol> protocols_to_validate(const Scenario& scenario,
                                             const std::function<bool(const Workload&)>& runs);
 
-// A target per protocol, the fairness check on the first.
-void add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
-                 const std::vector<Protocol>& protocols);
+// A target per start those protocols need (http: http and h2c, https: https and h2), the
+// fairness check on the first, HTTP/2 proved where a protocol of it is used and served. Returns
+// how many it added.
+std::size_t add_targets(std::vector<ValidationTarget>& targets, const Contestant& contestant,
+                        const std::vector<Protocol>& protocols);
 
 struct ValidationTally {
   unsigned passed = 0, failed = 0, skipped = 0;

@@ -4,6 +4,7 @@
 #include <optional>
 #include <stdexcept>
 
+#include "harness/check/http2_probe.hpp"
 #include "harness/check/runtime_version.hpp"
 
 namespace ringside::harness {
@@ -119,6 +120,14 @@ void check_step(const Contestant& contestant, RunningContestant& server,
     TlsFacts handshake;
     report.checks = validate_server(server.port(), routes, checks, &handshake);
     if (!handshake.version.empty()) report.tls = handshake;
+    if (options.prove_http2 && !interrupted(options)) {
+      const bool tls = server.protocol() == Protocol::kHttps;
+      const std::string problem =
+          prove_http2(server.host(), server.port(), tls ? options.start.tls_files.ca : "",
+                      options.checks.timeout_s);
+      report.checks.push_back({tls ? "HTTP/2 by ALPN (h2)" : "HTTP/2 with prior knowledge (h2c)",
+                               problem.empty(), problem});
+    }
     for (const Check& check : report.checks) {
       if (!check.passed) fail(report, check.name + ": " + check.reason);
     }

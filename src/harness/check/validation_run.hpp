@@ -63,6 +63,7 @@ struct ValidationRunOptions {
   BuildCache cache;
   ValidateOptions checks;
   FairnessOptions fairness;              // after the checks pass; enabled = false: left out
+  bool prove_http2 = false;  // and that it speaks HTTP/2 on the port (check/http2_probe)
   const std::atomic<bool>* stop = nullptr;                  // Ctrl-C: finish this one early
   std::function<void(const std::string&)> progress;         // one line per step, for stderr
 };

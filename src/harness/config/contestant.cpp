@@ -82,14 +82,15 @@ void read_protocols(const FieldReader& reader, Manifest& manifest) {
   auto names = reader.strings("protocols", false);
   if (!names) return;
   if (names->empty()) {
-    reader.fail("protocols", "must name at least one protocol: \"http\", \"https\"",
+    reader.fail("protocols",
+                "must name at least one protocol: \"http\", \"https\", \"h2c\", \"h2\"",
                 reader.node("protocols"));
   }
   manifest.protocols.clear();
   for (const std::string& name : *names) {
     const std::optional<Protocol> protocol = protocol_from_name(name);
     if (!protocol) {
-      reader.fail("protocols", "unknown protocol '" + name + "' (known: http, https)",
+      reader.fail("protocols", "unknown protocol '" + name + "' (known: http, https, h2c, h2)",
                   reader.node("protocols"));
     }
     if (std::find(manifest.protocols.begin(), manifest.protocols.end(), *protocol) !=
@@ -97,6 +98,20 @@ void read_protocols(const FieldReader& reader, Manifest& manifest) {
       reader.fail("protocols", "'" + name + "' is listed twice", reader.node("protocols"));
     }
     manifest.protocols.push_back(*protocol);
+  }
+  // HTTP/2 comes from the same start as its transport's HTTP/1.1: h2c on the plain one, h2 on TLS.
+  for (Protocol http2 : {Protocol::kH2c, Protocol::kH2}) {
+    const bool listed = std::find(manifest.protocols.begin(), manifest.protocols.end(), http2) !=
+                        manifest.protocols.end();
+    const Protocol transport = transport_of(http2);
+    if (listed && std::find(manifest.protocols.begin(), manifest.protocols.end(), transport) ==
+                      manifest.protocols.end()) {
+      reader.fail("protocols",
+                  "'" + std::string(protocol_name(http2)) + "' needs '" +
+                      std::string(protocol_name(transport)) +
+                      "' too: HTTP/2 is served by the same start, on the same port",
+                  reader.node("protocols"));
+    }
   }
 }
 
@@ -262,8 +277,7 @@ void require_port(const FieldReader& reader, const Manifest& manifest) {
 // {tls_key}; one that takes neither would listen in plain text while the harness speaks TLS to
 // it, and all that could be seen was a failed handshake at the end of the ready timeout.
 void require_tls_files(const FieldReader& reader, const Manifest& manifest) {
-  const bool https = std::find(manifest.protocols.begin(), manifest.protocols.end(),
-                               Protocol::kHttps) != manifest.protocols.end();
+  const bool https = std::any_of(manifest.protocols.begin(), manifest.protocols.end(), over_tls);
   if (!manifest.available || !https) return;
   for (std::string_view placeholder : {"{tls_cert}", "{tls_key}"}) {
     if (uses_placeholder(manifest, placeholder)) continue;

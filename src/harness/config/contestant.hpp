@@ -60,8 +60,9 @@ struct Manifest {
   // exactly that. 0: the server sets its own.
   unsigned listen_backlog = 0;
   // The protocols it serves on {port}: "https" when its start takes {tls_cert} and {tls_key}
-  // (empty on a plain start) and then listens with TLS. A workload of another protocol is not
-  // given to it, and results say why.
+  // (empty on a plain start) and then listens with TLS; "h2c" when its plain start also speaks
+  // HTTP/2 to a client that opens with the preface, "h2" when its TLS start offers h2 by ALPN.
+  // A workload of another protocol is not given to it, and results say why.
   std::vector<Protocol> protocols = {Protocol::kHttp};
   int stop_signal = SIGTERM;
   std::string stop_signal_name = "SIGTERM";

@@ -32,10 +32,10 @@ constexpr std::array<std::string_view, 8> kLoadFields = {
     "engine", "hosts", "inventory", "group", "ssh_options", "server_address", "remote_binary",
     "start_lead"};
 
-constexpr std::array<std::string_view, 15> kWorkloadFields = {
-    "name",   "path",   "method",         "headers",  "body",       "connections", "mode",
-    "rate",   "loader", "loader_threads", "requests", "keep_alive", "pipeline",    "protocol",
-    "tls_resume"};
+constexpr std::array<std::string_view, 16> kWorkloadFields = {
+    "name",     "path",     "method",  "headers",        "body",     "connections",
+    "mode",     "rate",     "loader",  "loader_threads", "requests", "keep_alive",
+    "pipeline", "protocol", "streams", "tls_resume"};
 
 constexpr double kMaxPhaseS = 24 * 3600.0;
 
@@ -164,10 +164,29 @@ void read_protocol(const Reader& reader, Workload& workload) {
   const std::string text = reader.string("protocol").value_or("http");
   const std::optional<Protocol> protocol = protocol_from_name(text);
   if (!protocol) {
-    reader.fail("protocol", "must be \"http\" (plain HTTP/1.1) or \"https\" (HTTP/1.1 over TLS, "
-                            "with the run's throwaway certificate), not \"" + text + "\"");
+    reader.fail("protocol",
+                "must be \"http\" (plain HTTP/1.1), \"https\" (HTTP/1.1 over TLS, "
+                "with the run's throwaway certificate), \"h2c\" (HTTP/2 on the plain "
+                "port, prior knowledge) or \"h2\" (HTTP/2 over TLS by ALPN), not \"" +
+                    text + "\"");
   }
   workload.protocol = *protocol;
+  workload.streams = static_cast<unsigned>(reader.integer("streams", 1, 1000).value_or(1));
+  if (!is_http2(workload.protocol)) {
+    if (reader.table().get("streams") != nullptr) {
+      reader.fail("streams",
+                  "streams are HTTP/2's: set protocol = \"h2c\" or \"h2\" (HTTP/1.1 "
+                  "has pipeline)");
+    }
+    return;
+  }
+  if (workload.loader != LoaderKind::kRingside) {
+    reader.fail("loader",
+                "HTTP/2 workloads are loaded by ringside load (loader = \"ringside\"): "
+                "the external loaders are run as HTTP/1.1 clients");
+  }
+  if (workload.pipeline > 1) reader.fail("pipeline", "pipelining is HTTP/1.1's: use streams");
+  if (!workload.keep_alive) reader.fail("keep_alive", "HTTP/2 keeps its connections open");
 }
 
 void read_tls_key(const Reader& reader, Scenario& scenario) {
@@ -228,8 +247,8 @@ Workload read_workload(const toml::table& table, const std::string& source, std:
   }
   read_protocol(reader, workload);
   workload.tls_resume = reader.number("tls_resume", 0, 1, "from 0 to 1").value_or(0);
-  if (workload.tls_resume > 0 && workload.protocol != Protocol::kHttps) {
-    reader.fail("tls_resume", "resuming TLS sessions needs protocol = \"https\"");
+  if (workload.tls_resume > 0 && !over_tls(workload.protocol)) {
+    reader.fail("tls_resume", "resuming TLS sessions needs protocol = \"https\" or \"h2\"");
   }
   if (workload.tls_resume > 0 && workload.loader != LoaderKind::kRingside) {
     reader.fail("tls_resume", "only ringside load can be told to resume sessions (loader = \"ringside\")");

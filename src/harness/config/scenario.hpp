@@ -36,7 +36,8 @@ struct Workload {
   std::uint64_t requests = 0;           // > 0: count mode instead of duration
   bool keep_alive = true;
   unsigned pipeline = 1;
-  Protocol protocol = Protocol::kHttp;  // https: over TLS, with the run's throwaway certificate
+  Protocol protocol = Protocol::kHttp;  // https, h2: over TLS, with the run's throwaway certificate
+  unsigned streams = 1;                 // h2c, h2: concurrent streams per connection (h2load's -m)
   // https: the share of new connections that offer the last session to resume (ringside load's
   // --tls-resume; 0: a full handshake every time). Only ringside load (in-process or on load
   // hosts) can be asked; external loaders do what they do (docs/loaders.md).

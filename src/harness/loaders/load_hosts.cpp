@@ -478,6 +478,39 @@ std::string LoadHosts::install_binary(const LoadHost& host, const std::string& w
   return {};
 }
 
+namespace {
+
+// What each request is and how it goes: pipelining, keep-alive, HTTP/2, TLS resumption, the
+// method, headers and body.
+void append_request_args(const RemotePoint& point, std::vector<std::string>& args) {
+  if (point.pipeline > 1) {
+    args.push_back("--pipeline");
+    args.push_back(std::to_string(point.pipeline));
+  }
+  if (!point.keep_alive) args.push_back("--no-keepalive");
+  if (point.http2) {
+    args.push_back("--http2");
+    args.push_back("--streams");
+    args.push_back(std::to_string(point.streams));
+  }
+  if (point.tls_resume > 0) {
+    args.push_back("--tls-resume");
+    args.push_back(number_text(point.tls_resume));
+  }
+  args.push_back("-m");
+  args.push_back(point.method);
+  for (const std::string& header : point.headers) {
+    args.push_back("-H");
+    args.push_back(header);
+  }
+  if (!point.body.empty()) {
+    args.push_back("-b");
+    args.push_back(point.body);
+  }
+}
+
+}  // namespace
+
 std::string LoadHosts::command_for(const LoadHost& host, const RemotePoint& point, std::size_t index,
                                    std::size_t hosts, double start_at) const {
   std::vector<std::string> args = {binary_, "load", "--start-at", fixed(start_at, 6), "--tag", host.name,
@@ -503,25 +536,7 @@ std::string LoadHosts::command_for(const LoadHost& host, const RemotePoint& poin
   }
   args.push_back("--timeout");
   args.push_back(number_text(point.timeout_s) + "s");
-  if (point.pipeline > 1) {
-    args.push_back("--pipeline");
-    args.push_back(std::to_string(point.pipeline));
-  }
-  if (!point.keep_alive) args.push_back("--no-keepalive");
-  if (point.tls_resume > 0) {
-    args.push_back("--tls-resume");
-    args.push_back(number_text(point.tls_resume));
-  }
-  args.push_back("-m");
-  args.push_back(point.method);
-  for (const std::string& header : point.headers) {
-    args.push_back("-H");
-    args.push_back(header);
-  }
-  if (!point.body.empty()) {
-    args.push_back("-b");
-    args.push_back(point.body);
-  }
+  append_request_args(point, args);
   const std::string log = "/tmp/ringside-compare-" + host.name + "-" + std::to_string(getpid()) + ".hlog";
   args.push_back("--hlog");
   args.push_back(log);

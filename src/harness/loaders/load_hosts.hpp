@@ -37,6 +37,8 @@ struct RemotePoint {
   unsigned threads = 1;           // per host
   unsigned pipeline = 1;
   bool keep_alive = true;
+  bool http2 = false;     // --http2
+  unsigned streams = 1;   // --streams
   double tls_resume = 0;  // --tls-resume (https)
   double rate = 0;                // 0: closed
   double duration_s = 0;          // 0 with requests

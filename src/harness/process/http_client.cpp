@@ -205,6 +205,19 @@ bool HttpConnection::send_bytewise(std::string_view bytes, std::chrono::millisec
   return true;
 }
 
+bool HttpConnection::read_bytes(std::size_t count, std::string& bytes, double timeout_s,
+                                std::string& error) {
+  const Clock::time_point deadline = deadline_after(timeout_s);
+  while (buffer_.size() < count) {
+    const long got = fill(deadline, error);
+    if (got == 0) error = "the server closed the connection";
+    if (got <= 0) return false;
+  }
+  bytes = std::move(buffer_);
+  buffer_.clear();
+  return true;
+}
+
 long HttpConnection::fill(Clock::time_point deadline, std::string& error) {
   char chunk[16 * 1024];
   while (true) {

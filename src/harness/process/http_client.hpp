@@ -73,6 +73,9 @@ class HttpConnection {
   bool read_response(HttpResponse& response, double timeout_s, std::string& error);
   // Bytes received beyond the responses read so far.
   [[nodiscard]] std::size_t buffered() const { return buffer_.size(); }
+  // Raw bytes, not a response: waits until at least `count` are buffered and hands them over
+  // (every byte buffered); false with `error` set on a timeout or a close before that.
+  bool read_bytes(std::size_t count, std::string& bytes, double timeout_s, std::string& error);
   // When the last response read arrived: the receive that brought its first bytes, the one that
   // completed it, and how many receives it took (1: one piece). Exact for a response read after
   // its request, with nothing buffered before it (no pipelining).

@@ -18,6 +18,7 @@ namespace {
 using Clock = std::chrono::steady_clock;
 
 constexpr unsigned char kAlpnOffer[] = {8, 'h', 't', 't', 'p', '/', '1', '.', '1'};
+constexpr unsigned char kAlpnOfferH2[] = {2, 'h', '2'};
 
 int remaining_ms(TlsStream::Deadline deadline) {
   const auto left =
@@ -95,7 +96,8 @@ std::string TlsFacts::text() const {
   return out + (alpn.empty() ? ", no ALPN" : ", ALPN " + alpn);
 }
 
-TlsClientContext::TlsClientContext(const std::string& ca_file, std::string server_name)
+TlsClientContext::TlsClientContext(const std::string& ca_file, std::string server_name,
+                                   bool offer_h2)
     : server_name_(std::move(server_name)) {
   ERR_clear_error();
   context_ = SSL_CTX_new(TLS_client_method());
@@ -111,7 +113,11 @@ TlsClientContext::TlsClientContext(const std::string& ca_file, std::string serve
     SSL_CTX_free(context_);
     throw TlsError("TLS client: cannot read the CA certificate " + ca_file + ": " + reason);
   }
-  SSL_CTX_set_alpn_protos(context_, kAlpnOffer, sizeof kAlpnOffer);  // 0 is success here
+  if (offer_h2) {
+    SSL_CTX_set_alpn_protos(context_, kAlpnOfferH2, sizeof kAlpnOfferH2);  // 0 is success here
+  } else {
+    SSL_CTX_set_alpn_protos(context_, kAlpnOffer, sizeof kAlpnOffer);
+  }
 }
 
 TlsClientContext::~TlsClientContext() { SSL_CTX_free(context_); }

@@ -33,8 +33,10 @@ struct TlsFacts {
 class TlsClientContext {
  public:
   // Trusts the CA certificate in `ca_file` (PEM) and nothing else. Throws TlsError (from
-  // tls_material.hpp) when it cannot be read.
-  explicit TlsClientContext(const std::string& ca_file, std::string server_name = "localhost");
+  // tls_material.hpp) when it cannot be read. Offers ALPN http/1.1, or h2 alone with `offer_h2`
+  // (to prove a server speaks HTTP/2 over TLS).
+  explicit TlsClientContext(const std::string& ca_file, std::string server_name = "localhost",
+                            bool offer_h2 = false);
   ~TlsClientContext();
   TlsClientContext(const TlsClientContext&) = delete;
   TlsClientContext& operator=(const TlsClientContext&) = delete;

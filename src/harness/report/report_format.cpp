@@ -220,4 +220,14 @@ std::string escape_inline_code(std::string_view code, std::string_view tag) {
   return out;
 }
 
+std::string over_text(Protocol protocol, unsigned streams) {
+  if (protocol == Protocol::kHttp) return "";
+  std::string text = " over " + std::string(protocol_name(protocol));
+  if (is_http2(protocol)) {
+    text +=
+        ", " + std::to_string(streams) + (streams == 1 ? " stream" : " streams") + " a connection";
+  }
+  return text;
+}
+
 }  // namespace ringside::harness

@@ -31,6 +31,9 @@ std::string format_memory_with_unit(double kib);  // 20.7 MiB, where no heading 
 std::string memory_heading(std::string_view figure);  // "idle RSS" -> "idle RSS (MiB)"
 std::string format_cpu_per_request(double microseconds);  // 7.90 µs · 66.0 µs · 104 µs
 std::string format_queries_per_request(double queries);   // 1.00 · 20.0 · 500
+// After a workload's request line: "" (plain HTTP/1.1), " over https", " over h2c, 10 streams a
+// connection".
+std::string over_text(Protocol protocol, unsigned streams);
 
 // The point made the harness's database work (its tables get the database's columns).
 inline bool database_worked(const PointResult& point) {

@@ -193,8 +193,7 @@ class ModelBuilder {
     section.heading = workload;
     for (const WorkloadInfo& w : results_.workloads) {
       if (w.name == workload && !w.path.empty()) {
-        section.heading += ": " + w.method + " " + w.path +
-                           (w.protocol == Protocol::kHttps ? " over https" : "");
+        section.heading += ": " + w.method + " " + w.path + over_text(w.protocol, w.streams);
       }
     }
     for (const PointGroupKey& key : groups_of(results_, workload))

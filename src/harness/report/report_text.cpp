@@ -304,7 +304,7 @@ std::string workload_text(const RunResults& results, const Verdict& verdict,
   }
   if (rows.size() == 1) return "";
   std::string text = "\n" + workload.name + " (" + workload.method + " " + workload.path +
-                     (workload.protocol == Protocol::kHttps ? " over https" : "") + ")\n";
+                     over_text(workload.protocol, workload.streams) + ")\n";
   text += render_table(rows);
   for (const auto& [where, note] : notes) text += "    " + where + ": " + note + "\n";
   return text + noisy_text(noisy, noisy_points, rows.size() - 1);

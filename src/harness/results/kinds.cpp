@@ -9,7 +9,7 @@ namespace {
 // Each table is indexed by its enum's value, in declaration order.
 constexpr std::array<std::string_view, 2> kModeNames = {"closed", "open"};
 constexpr std::array<std::string_view, 5> kLoaderNames = {"ringside", "wrk", "ab", "h2load", "hey"};
-constexpr std::array<std::string_view, 2> kProtocolNames = {"http", "https"};
+constexpr std::array<std::string_view, 4> kProtocolNames = {"http", "https", "h2c", "h2"};
 constexpr std::array<std::string_view, 2> kTlsKeyNames = {"ecdsa-p256", "rsa2048"};
 constexpr std::array<std::string_view, 3> kStatusNames = {"ran", "skipped", "failed"};
 

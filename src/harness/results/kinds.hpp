@@ -20,8 +20,22 @@ enum class LoadMode { kClosed, kOpen };
 // ringside load (in-process, or on the load hosts), or another tool run as a program.
 enum class LoaderKind { kRingside, kWrk, kAb, kH2load, kHey };
 
-// What a workload's requests go over: plain HTTP/1.1, or HTTP/1.1 over TLS.
-enum class Protocol { kHttp, kHttps };
+// What a workload's requests go over: plain HTTP/1.1, HTTP/1.1 over TLS, HTTP/2 on a plain port
+// with prior knowledge (h2c), or HTTP/2 over TLS agreed by ALPN (h2).
+enum class Protocol { kHttp, kHttps, kH2c, kH2 };
+
+// Whether it runs over TLS (the contestant is started with the run's certificate), and whether
+// it is HTTP/2.
+constexpr bool over_tls(Protocol protocol) {
+  return protocol == Protocol::kHttps || protocol == Protocol::kH2;
+}
+constexpr bool is_http2(Protocol protocol) {
+  return protocol == Protocol::kH2c || protocol == Protocol::kH2;
+}
+// The port a contestant serves it on: plain (kHttp) or TLS (kHttps).
+constexpr Protocol transport_of(Protocol protocol) {
+  return over_tls(protocol) ? Protocol::kHttps : Protocol::kHttp;
+}
 
 // The key of a run's throwaway server certificate (harness/process/tls_material.hpp).
 enum class TlsKey { kEcdsaP256, kRsa2048 };
@@ -36,7 +50,7 @@ std::optional<LoadMode> mode_from_name(std::string_view name);     // nothing wh
 std::string_view loader_name(LoaderKind kind);                     // "ringside", "wrk", ...
 std::optional<LoaderKind> loader_from_name(std::string_view name);
 
-std::string_view protocol_name(Protocol protocol);                  // "http" | "https"
+std::string_view protocol_name(Protocol protocol);  // "http" | "https" | "h2c" | "h2"
 std::optional<Protocol> protocol_from_name(std::string_view name);
 
 std::string_view tls_key_name(TlsKey key);                          // "ecdsa-p256" | "rsa2048"

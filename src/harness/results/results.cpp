@@ -285,7 +285,8 @@ json workloads_json(const std::vector<WorkloadInfo>& workloads) {
                     {"mode", std::string(mode_name(w.mode))},
                     {"loader", std::string(loader_name(w.loader))},
                     {"protocol", std::string(protocol_name(w.protocol))}});
-    if (w.protocol == Protocol::kHttps) list.back()["tls_resume"] = w.tls_resume;
+    if (over_tls(w.protocol)) list.back()["tls_resume"] = w.tls_resume;
+    if (is_http2(w.protocol)) list.back()["streams"] = w.streams;
   }
   return list;
 }
@@ -293,14 +294,14 @@ json workloads_json(const std::vector<WorkloadInfo>& workloads) {
 std::vector<WorkloadInfo> workloads_of(const json& list) {
   std::vector<WorkloadInfo> workloads;
   for (const json& w : list) {
-    workloads.push_back({value_of<std::string>(w, "name", ""),
-                         value_of<std::string>(w, "method", "GET"),
-                         value_of<std::string>(w, "path", ""),
-                         kind_of(w, "mode", mode_from_name, LoadMode::kClosed),
-                         kind_of(w, "loader", loader_from_name, LoaderKind::kRingside),
-                         // absent in files written before https workloads: all were http
-                         kind_of(w, "protocol", protocol_from_name, Protocol::kHttp),
-                         value_of<double>(w, "tls_resume", 0.0)});
+    workloads.push_back(
+        {value_of<std::string>(w, "name", ""), value_of<std::string>(w, "method", "GET"),
+         value_of<std::string>(w, "path", ""),
+         kind_of(w, "mode", mode_from_name, LoadMode::kClosed),
+         kind_of(w, "loader", loader_from_name, LoaderKind::kRingside),
+         // absent in files written before https workloads: all were http
+         kind_of(w, "protocol", protocol_from_name, Protocol::kHttp),
+         value_of<double>(w, "tls_resume", 0.0), value_of<unsigned>(w, "streams", 1U)});
   }
   return workloads;
 }

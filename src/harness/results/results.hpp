@@ -231,6 +231,7 @@ struct WorkloadInfo {
   LoaderKind loader = LoaderKind::kRingside;
   Protocol protocol = Protocol::kHttp;
   double tls_resume = 0;  // https: the share of new connections that offered to resume
+  unsigned streams = 1;   // h2c, h2: concurrent streams per connection
 };
 
 struct RunResults {

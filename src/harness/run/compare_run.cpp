@@ -283,12 +283,14 @@ void Engine::record_protocol_skips(const Contestant& contestant, ContestantResul
 }
 
 void Engine::prepare_tls() {
-  const bool wanted = std::any_of(states_.begin(), states_.end(), [&](const ContestantState& state) {
-    return state.timed &&
-           std::any_of(scenario_.workloads.begin(), scenario_.workloads.end(), [&](const Workload& w) {
-             return w.protocol == Protocol::kHttps && runs(*state.contestant, w);
-           });
-  });
+  const bool wanted =
+      std::any_of(states_.begin(), states_.end(), [&](const ContestantState& state) {
+        return state.timed && std::any_of(scenario_.workloads.begin(), scenario_.workloads.end(),
+                                          [&](const Workload& w) {
+                                            return over_tls(w.protocol) &&
+                                                   runs(*state.contestant, w);
+                                          });
+      });
   if (!wanted) return;
   tls_ = TlsMaterial::make(scenario_.tls_key, {scenario_.load.server_address});
   tls_client_ = std::make_shared<const TlsClientContext>(tls_->files().ca);
@@ -302,8 +304,8 @@ StartOptions Engine::start_options(Protocol protocol) const {
   start.db_url = db_url_;
   start.cpus = server_cpus_;
   start.host = scenario_.load.server_address;
-  start.protocol = protocol;
-  if (protocol == Protocol::kHttps && tls_) {
+  start.protocol = transport_of(protocol);
+  if (over_tls(protocol) && tls_) {
     start.tls_files = tls_->files();
     start.tls_client = tls_client_;
   }
@@ -373,8 +375,7 @@ void Engine::validate_all() {
     if (!state.timed) continue;
     const std::vector<Protocol> protocols = protocols_to_validate(
         scenario_, [&](const Workload& workload) { return runs(*state.contestant, workload); });
-    add_targets(targets, *state.contestant, protocols);
-    checked.insert(checked.end(), protocols.size(), &state);
+    checked.insert(checked.end(), add_targets(targets, *state.contestant, protocols), &state);
   }
   validate_each(targets, options, [&](std::size_t i, const ContestantReport& report) {
     record_validation(*checked[i], report);
@@ -395,8 +396,9 @@ void Engine::record_validation(ContestantState& state, const ContestantReport& r
   state.timed = false;
   if (report.verdict == CheckVerdict::kInterrupted) return;
   const bool skipped = report.verdict == CheckVerdict::kSkip;
-  const std::string over =
-      report.protocol == Protocol::kHttps ? std::string(" over https") : std::string();
+  const std::string over = report.protocol == Protocol::kHttp
+                               ? std::string()
+                               : " over " + std::string(protocol_name(report.protocol));
   const std::string reason = (skipped ? "" : "validation failed" + over + ": ") + report.problem_text();
   if (already) {
     result.reason += "; " + reason;
@@ -436,10 +438,10 @@ std::vector<PointPlan> Engine::plan_for(const Contestant& contestant, Pass pass)
 double Engine::planned_seconds(const std::vector<PointPlan>& plans) const {
   // A start per protocol among the plans (run_contestant), the settle once.
   const bool https = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
-    return plan.workload->protocol == Protocol::kHttps;
+    return over_tls(plan.workload->protocol);
   });
   const bool http = std::any_of(plans.begin(), plans.end(), [](const PointPlan& plan) {
-    return plan.workload->protocol == Protocol::kHttp;
+    return !over_tls(plan.workload->protocol);
   });
   double seconds = kStartOverheadS * ((http ? 1 : 0) + (https ? 1 : 0)) + scenario_.settle_s;
   for (const PointPlan& plan : plans) {
@@ -637,8 +639,10 @@ void Engine::run_contestant(ContestantState& state, unsigned round, Pass pass) {
   bool first = true;
   for (Protocol protocol : {Protocol::kHttp, Protocol::kHttps}) {
     std::vector<PointPlan> group;
-    std::copy_if(plans.begin(), plans.end(), std::back_inserter(group),
-                 [&](const PointPlan& plan) { return plan.workload->protocol == protocol; });
+    std::copy_if(plans.begin(), plans.end(), std::back_inserter(group), [&](const PointPlan& plan) {
+      // One start serves HTTP/1.1 and HTTP/2 alike: grouped by the port's transport.
+      return transport_of(plan.workload->protocol) == protocol;
+    });
     if (group.empty()) continue;
     if (!run_start(state, group, round, pass, first)) break;
     first = false;
@@ -894,9 +898,9 @@ void Engine::describe_run() {
                             .method = kIntervalMethod};
   results_.baseline = scenario_.baseline;
   for (const Workload& workload : scenario_.workloads) {
-    results_.workloads.push_back(
-        {workload.name, workload.method, workload.path, workload.mode, workload.loader, workload.protocol,
-         workload.tls_resume});
+    results_.workloads.push_back({workload.name, workload.method, workload.path, workload.mode,
+                                  workload.loader, workload.protocol, workload.tls_resume,
+                                  workload.streams});
   }
   server_cpus_ = parse_cpu_list(scenario_.server_cpus).value_or(std::vector<int>{});
   load_cpus_ = parse_cpu_list(scenario_.load_cpus).value_or(std::vector<int>{});

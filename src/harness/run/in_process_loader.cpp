@@ -34,6 +34,8 @@ load::LoadConfig load_config(const PointLoad& load, bool measured) {
   config.threads = load.threads;
   config.pipeline = load.pipeline;
   config.keep_alive = load.keep_alive;
+  config.http2 = load.http2;
+  config.streams = load.streams;
   config.tls_resume = load.tls_resume;
   config.timeout_s = load.timeout_s;
   config.warmup_s = load.warmup_s;

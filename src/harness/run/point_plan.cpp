@@ -8,8 +8,9 @@ PointLoad point_load(const PointPlan& plan, const Scenario& scenario, int port) 
   PointLoad load;
   load.workload = workload.name;
   load.loader = workload.loader;
-  // "https://..." for an https workload: every loader is handed the URL as it is (docs/loaders.md).
-  load.url_base = std::string(protocol_name(workload.protocol)) + "://" +
+  // "https://..." for an https or h2 workload: every loader is handed the URL as it is
+  // (docs/loaders.md); HTTP/2 is ringside load's --http2 on either scheme.
+  load.url_base = std::string(protocol_name(transport_of(workload.protocol))) + "://" +
                   (host.find(':') != std::string::npos ? "[" + host + "]" : host) + ":" +
                   std::to_string(port);
   load.path = workload.path;
@@ -20,6 +21,8 @@ PointLoad point_load(const PointPlan& plan, const Scenario& scenario, int port) 
   load.threads = workload.loader_threads;
   load.pipeline = workload.pipeline;
   load.keep_alive = workload.keep_alive;
+  load.http2 = is_http2(workload.protocol);
+  load.streams = workload.streams;
   load.tls_resume = workload.tls_resume;
   load.rate = plan.offered_rate();
   load.requests = workload.requests;

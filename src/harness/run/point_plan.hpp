@@ -45,7 +45,9 @@ struct PointLoad {
   unsigned threads = 1;               // the loader's (per host, for load hosts)
   unsigned pipeline = 1;
   bool keep_alive = true;
-  double tls_resume = 0;              // ringside load's --tls-resume (https only)
+  bool http2 = false;                 // ringside load's --http2 (h2c on http://, h2 on https://)
+  unsigned streams = 1;               // and --streams
+  double tls_resume = 0;              // ringside load's --tls-resume (https and h2 only)
   double rate = 0;                    // 0: closed
   std::uint64_t requests = 0;         // > 0: count mode, and duration_s is 0
   double duration_s = 0;

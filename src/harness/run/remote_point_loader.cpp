@@ -21,6 +21,8 @@ RemotePoint remote_point(const PointLoad& load) {
   point.threads = load.threads;
   point.pipeline = load.pipeline;
   point.keep_alive = load.keep_alive;
+  point.http2 = load.http2;
+  point.streams = load.streams;
   point.tls_resume = load.tls_resume;
   point.rate = load.rate;
   point.requests = load.requests;

@@ -153,12 +153,27 @@ TEST(ParseManifest, AServerThatServesHttpsTakesItsCertificateAndKey) {
   EXPECT_EQ(error("start = [\"r\", \"{port}\", \"{tls_cert}\"]\nprotocols = [\"https\"]\n").find(
                 "pass no {tls_key}"),
             std::string("m.toml:7: field 'protocols': lists \"https\", but start and [env] ").size());
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"h3\"]\n"),
+            "m.toml:7: field 'protocols': unknown protocol 'h3' (known: http, https, h2c, h2)");
+  // HTTP/2 is served by the start of its transport: h2c with http, h2 with https.
   EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"h2\"]\n"),
-            "m.toml:7: field 'protocols': unknown protocol 'h2' (known: http, https)");
+            "m.toml:7: field 'protocols': 'h2' needs 'https' too: HTTP/2 is served by the same "
+            "start, on the same port");
+  EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"h2c\"]\n"),
+            "m.toml:7: field 'protocols': 'h2c' needs 'http' too: HTTP/2 is served by the same "
+            "start, on the same port");
+  const Manifest all =
+      parse_manifest(head +
+                         "start = [\"r\", \"{port}\", \"{tls_cert}\", \"{tls_key}\"]\n"
+                         "protocols = [\"http\", \"https\", \"h2c\", \"h2\"]\n",
+                     "m.toml", "x");
+  EXPECT_EQ(all.protocols, (std::vector<Protocol>{Protocol::kHttp, Protocol::kHttps, Protocol::kH2c,
+                                                  Protocol::kH2}));
   EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = [\"http\", \"http\"]\n"),
             "m.toml:7: field 'protocols': 'http' is listed twice");
   EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = []\n"),
-            "m.toml:7: field 'protocols': must name at least one protocol: \"http\", \"https\"");
+            "m.toml:7: field 'protocols': must name at least one protocol: \"http\", \"https\", "
+            "\"h2c\", \"h2\"");
   EXPECT_EQ(error("start = [\"r\", \"{port}\"]\nprotocols = \"https\"\n"),
             "m.toml:7: field 'protocols': must be an array of strings, not a string");
 }

@@ -10,6 +10,13 @@
 namespace ringside::harness {
 namespace {
 
+TEST(ReportFormat, AWorkloadSaysWhatItGoesOver) {
+  EXPECT_EQ(over_text(Protocol::kHttp, 1), "");
+  EXPECT_EQ(over_text(Protocol::kHttps, 1), " over https");
+  EXPECT_EQ(over_text(Protocol::kH2c, 1), " over h2c, 1 stream a connection");
+  EXPECT_EQ(over_text(Protocol::kH2, 100), " over h2, 100 streams a connection");
+}
+
 TEST(ReportFormat, CountsAndRatesAreGroupedForHumans) {
   EXPECT_EQ(format_count(0), "0");
   EXPECT_EQ(format_count(999), "999");

@@ -118,6 +118,18 @@ TEST(Results, WorkloadsSayTheirProtocolAndContestantsWhatTheySkipped) {
   EXPECT_TRUE(old.contestants.at(0).skipped_workloads.empty());
 }
 
+TEST(Results, Http2WorkloadsKeepTheirStreams) {
+  RunResults results = sample();
+  results.workloads[1].protocol = Protocol::kH2;
+  results.workloads[1].streams = 100;
+  const std::string text = to_json_text(results);
+  EXPECT_NE(text.find("\"protocol\": \"h2\""), std::string::npos) << text;
+  const RunResults again = from_json_text(text);
+  EXPECT_EQ(again.workloads[1].protocol, Protocol::kH2);
+  EXPECT_EQ(again.workloads[1].streams, 100u);
+  EXPECT_EQ(again.workloads[0].streams, 1u);  // HTTP/1.1 writes none: one
+}
+
 TEST(Results, UnmeasuredIsNullInJson) {
   const std::string text = to_json_text(sample());
   EXPECT_NE(text.find("\"p50\": null"), std::string::npos);

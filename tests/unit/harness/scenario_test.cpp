@@ -66,9 +66,11 @@ keep_alive = false
 }
 
 TEST(Scenario, BadProtocolOrKeyNamesTheField) {
-  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\n[[workload]]\nname = \"b\"\nprotocol = \"h2\"\n"),
-            "s.toml:5: field 'workload[1].protocol': must be \"http\" (plain HTTP/1.1) or \"https\" "
-            "(HTTP/1.1 over TLS, with the run's throwaway certificate), not \"h2\"");
+  EXPECT_EQ(
+      error_of("[[workload]]\nname = \"a\"\n[[workload]]\nname = \"b\"\nprotocol = \"h3\"\n"),
+      "s.toml:5: field 'workload[1].protocol': must be \"http\" (plain HTTP/1.1), \"https\" "
+      "(HTTP/1.1 over TLS, with the run's throwaway certificate), \"h2c\" (HTTP/2 on the plain "
+      "port, prior knowledge) or \"h2\" (HTTP/2 over TLS by ALPN), not \"h3\"");
   EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = 443\n"),
             "s.toml:3: field 'workload[0].protocol': must be a string, not an integer");
   EXPECT_EQ(error_of("tls_key = \"rsa4096\"\n[[workload]]\nname = \"a\"\n"),
@@ -83,13 +85,52 @@ TEST(Scenario, TlsResumeIsAShareForRingsideLoadOverHttps) {
       "s.toml");
   EXPECT_EQ(s.workloads[0].tls_resume, 0.0);
   EXPECT_EQ(s.workloads[1].tls_resume, 0.25);
-  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\ntls_resume = 1\n"),
-            "s.toml:3: field 'workload[0].tls_resume': resuming TLS sessions needs protocol = \"https\"");
+  EXPECT_EQ(
+      error_of("[[workload]]\nname = \"a\"\ntls_resume = 1\n"),
+      "s.toml:3: field 'workload[0].tls_resume': resuming TLS sessions needs protocol = \"https\" "
+      "or \"h2\"");
   EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = \"https\"\ntls_resume = 1.5\n"),
             "s.toml:4: field 'workload[0].tls_resume': must be from 0 to 1");
   EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = \"https\"\nloader = \"wrk\"\ntls_resume = 1\n"),
             "s.toml:5: field 'workload[0].tls_resume': only ringside load can be told to resume "
             "sessions (loader = \"ringside\")");
+}
+
+TEST(Scenario, Http2WorkloadsAndTheirStreams) {
+  const Scenario s = parse_scenario(R"(
+[[workload]]
+name = "plain"
+protocol = "h2c"
+[[workload]]
+name = "tls"
+protocol = "h2"
+streams = 100
+tls_resume = 0.5
+)",
+                                    "s.toml");
+  ASSERT_EQ(s.workloads.size(), 2u);
+  EXPECT_EQ(s.workloads[0].protocol, Protocol::kH2c);
+  EXPECT_EQ(s.workloads[0].streams, 1u);
+  EXPECT_EQ(s.workloads[1].protocol, Protocol::kH2);
+  EXPECT_EQ(s.workloads[1].streams, 100u);
+  EXPECT_EQ(s.workloads[1].tls_resume, 0.5);
+  EXPECT_TRUE(s.uses(Protocol::kH2c));
+  EXPECT_FALSE(s.uses(Protocol::kHttps));
+  EXPECT_EQ(
+      error_of("[[workload]]\nname = \"a\"\nstreams = 4\n"),
+      "s.toml:3: field 'workload[0].streams': streams are HTTP/2's: set protocol = \"h2c\" or "
+      "\"h2\" (HTTP/1.1 has pipeline)");
+  EXPECT_EQ(error_of("[[workload]]\nname = \"a\"\nprotocol = \"h2c\"\nstreams = 0\n"),
+            "s.toml:4: field 'workload[0].streams': must be from 1 to 1000");
+  EXPECT_NE(error_of("[[workload]]\nname = \"a\"\nprotocol = \"h2c\"\nloader = \"h2load\"\n")
+                .find("field 'workload[0].loader': HTTP/2 workloads are loaded by ringside load"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[workload]]\nname = \"a\"\nprotocol = \"h2\"\npipeline = 4\n")
+                .find("field 'workload[0].pipeline': pipelining is HTTP/1.1's"),
+            std::string::npos);
+  EXPECT_NE(error_of("[[workload]]\nname = \"a\"\nprotocol = \"h2\"\nkeep_alive = false\n")
+                .find("field 'workload[0].keep_alive'"),
+            std::string::npos);
 }
 
 TEST(Scenario, ReadsEveryField) {
