@@ -3,15 +3,16 @@
 // serialises the 200 bodies).
 
 const Fastify = require('fastify');
-const { tlsFromEnv } = require('lib/tls');
+const { http2FromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 const port = portFromEnv();
 const host = hostFromEnv();
 const users = createUsers();
-// On an https start fastify makes a node:https server with these options (lib/tls.js).
-const tls = tlsFromEnv();
-const app = Fastify(tls ? { logger: false, https: tls } : { logger: false });
+// On an https start fastify makes a node:http2 secure server with these options (lib/tls.js):
+// h2 by ALPN, HTTP/1.1 still for a client that offers only that.
+const tls = http2FromEnv();
+const app = Fastify(tls ? { logger: false, http2: true, https: tls } : { logger: false });
 
 const messageSchema = {
   type: 'object',

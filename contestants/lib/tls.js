@@ -24,4 +24,13 @@ function tlsFromEnv() {
   };
 }
 
-module.exports = { tlsFromEnv };
+// The same for node:http2's createSecureServer: h2 by ALPN, and HTTP/1.1 still for a client that
+// offers only that (allowHTTP1 hands it to node:http's code), so one https start serves both.
+function http2FromEnv() {
+  const tls = tlsFromEnv();
+  if (tls === null) return null;
+  delete tls.ALPNProtocols;  // node:http2 offers h2, then http/1.1 with allowHTTP1
+  return { ...tls, allowHTTP1: true };
+}
+
+module.exports = { tlsFromEnv, http2FromEnv };

@@ -1,10 +1,11 @@
 'use strict';
-// node:http with no framework: the seeds' "node index.js", plus pg for /users/:id; node:https
-// with the same handler on an https start (lib/tls.js).
+// node:http with no framework: the seeds' "node index.js", plus pg for /users/:id; on an https
+// start node:http2's secure server with the same handler (its compatibility API), which speaks
+// h2 by ALPN and HTTP/1.1 to a client that offers only that (lib/tls.js).
 
 const http = require('node:http');
-const https = require('node:https');
-const { tlsFromEnv } = require('lib/tls');
+const http2 = require('node:http2');
+const { http2FromEnv } = require('lib/tls');
 const { BACKLOG, createUsers, hostFromEnv, portFromEnv, stopOn } = require('lib/users');
 
 function send(res, status, type, body) {
@@ -16,7 +17,7 @@ function start() {
   const port = portFromEnv();
   const host = hostFromEnv();
   const users = createUsers();
-  const tls = tlsFromEnv();
+  const tls = http2FromEnv();
   const handle = (req, res) => {
     const mark = req.url.indexOf('?');
     const path = mark === -1 ? req.url : req.url.slice(0, mark);
@@ -34,7 +35,7 @@ function start() {
       send(res, 404, 'text/plain', 'no route for this path\n');
     }
   };
-  const server = tls ? https.createServer(tls, handle) : http.createServer(handle);
+  const server = tls ? http2.createSecureServer(tls, handle) : http.createServer(handle);
   server.listen({ port, host, backlog: BACKLOG });
   stopOn(() => new Promise((resolve) => server.close(resolve)).then(users.end));
 }
