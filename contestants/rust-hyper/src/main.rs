@@ -1,4 +1,4 @@
-//! ringside contestant: hyper 0.14 (HTTP/1.1) on tokio's multi-thread runtime, with a fixed set
+//! ringside contestant: hyper 0.14 (HTTP/1.1, and HTTP/2 over TLS) on tokio's multi-thread runtime, with a fixed set
 //! of tokio-postgres connections for /users/:id.
 //!
 //! Usage: rust-hyper --port N --threads N --db URL [--pool N] [--tls-cert PEM --tls-key PEM]
@@ -7,8 +7,9 @@
 //! `/json` are served, and /users/:id answers 503, as `ringside serve --db none` does.
 //!
 //! `--tls-cert` and `--tls-key` (the harness's {tls_cert} and {tls_key}: both files on an https
-//! start, both empty on a plain one): TLS 1.2 and 1.3 with rustls, ALPN http/1.1, sessions
-//! resumed from its cache or from tickets.
+//! start, both empty on a plain one): TLS 1.2 and 1.3 with rustls, ALPN h2 then http/1.1 (hyper's
+//! HTTP/2 on Debian's h2 crate for a client that agrees on h2), sessions resumed from its cache or
+//! from tickets.
 
 use std::convert::Infallible;
 use std::fs::File;
@@ -104,7 +105,7 @@ fn parse_options() -> Options {
 }
 
 /// The acceptor of an https start: the certificate chain and key from PEM files, TLS 1.2 and 1.3
-/// (rustls' safe defaults), ALPN http/1.1, and both ways to resume a session: rustls' in-memory
+/// (rustls' safe defaults), ALPN h2 and http/1.1, and both ways to resume a session: rustls' in-memory
 /// cache (its default) and tickets (off by default; on, as a production server has them).
 fn tls_acceptor(cert: &str, key: &str) -> Result<TlsAcceptor, Box<dyn std::error::Error>> {
     let certs = rustls_pemfile::certs(&mut BufReader::new(File::open(cert)?))?
@@ -120,7 +121,7 @@ fn tls_acceptor(cert: &str, key: &str) -> Result<TlsAcceptor, Box<dyn std::error
         .with_safe_defaults()
         .with_no_client_auth()
         .with_single_cert(certs, PrivateKey(key))?;
-    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    config.alpn_protocols = vec![b"h2".to_vec(), b"http/1.1".to_vec()];
     config.ticketer = rustls::Ticketer::new()?;
     Ok(TlsAcceptor::from(Arc::new(config)))
 }
@@ -259,6 +260,9 @@ async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
     let listener = socket.listen(LISTEN_BACKLOG)?;
     let mut http = Http::new();
     http.http1_only(true).http1_keep_alive(true);
+    // A TLS connection that agreed on h2 by ALPN.
+    let mut http2 = Http::new();
+    http2.http2_only(true);
     let mut terminate = signal(SignalKind::terminate())?;
     let mut interrupt = signal(SignalKind::interrupt())?;
     loop {
@@ -275,6 +279,7 @@ async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
                 };
                 let _ = stream.set_nodelay(true);
                 let http = http.clone();
+                let http2 = http2.clone();
                 let db = db.clone();
                 let tls = tls.clone();
                 tokio::spawn(async move {
@@ -283,7 +288,11 @@ async fn serve(options: Options) -> Result<(), Box<dyn std::error::Error>> {
                         // A client that fails its handshake is its own problem: drop it.
                         Some(acceptor) => {
                             if let Ok(stream) = acceptor.accept(stream).await {
-                                let _ = http.serve_connection(stream, service).await;
+                                if stream.get_ref().1.alpn_protocol() == Some(b"h2".as_slice()) {
+                                    let _ = http2.serve_connection(stream, service).await;
+                                } else {
+                                    let _ = http.serve_connection(stream, service).await;
+                                }
                             }
                         }
                         None => {
