@@ -87,12 +87,14 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
       ->check(count_in(1, server::kMaxH2Window));
   app.add_option(
          "--h2-reset-burst", config.h2_reset_burst,
-         "HTTP/2: streams a client may reset (RST_STREAM) at once before --h2-reset-rate "
-         "applies; beyond both the connection ends with GOAWAY ENHANCE_YOUR_CALM (rapid reset)")
+         "HTTP/2: streams that may be reset at once, by the client (RST_STREAM: rapid reset) "
+         "or by the server because the client broke a stream's rules (MadeYouReset), before "
+         "--h2-reset-rate applies; beyond both the connection ends with GOAWAY "
+         "ENHANCE_YOUR_CALM")
       ->capture_default_str()
       ->check(count_in(1, 1'000'000));
   app.add_option("--h2-reset-rate", config.h2_reset_rate,
-                 "HTTP/2: streams a client may reset per second after --h2-reset-burst")
+                 "HTTP/2: streams that may be reset per second after --h2-reset-burst")
       ->capture_default_str()
       ->check(count_in(1, 1'000'000));
   app.add_flag("--reuse-port", config.share_port,

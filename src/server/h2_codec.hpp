@@ -22,8 +22,9 @@ struct H2Limits {
   std::uint32_t max_concurrent_streams = 100;  // SETTINGS_MAX_CONCURRENT_STREAMS
   std::uint32_t max_header_list = 16 * 1024;   // SETTINGS_MAX_HEADER_LIST_SIZE, in bytes
   std::uint32_t initial_window = 65535;        // SETTINGS_INITIAL_WINDOW_SIZE, per stream
-  // Streams a client may have reset (RST_STREAM) at once, and how many more per second after that;
-  // beyond, the connection ends with GOAWAY ENHANCE_YOUR_CALM (rapid reset, CVE-2023-44487).
+  // Streams that may be reset at once, and how many more per second after that: by the client
+  // (RST_STREAM: rapid reset, CVE-2023-44487) or by the server because the client broke a
+  // stream's rules (MadeYouReset, CVE-2025-8671); beyond, GOAWAY ENHANCE_YOUR_CALM.
   std::uint32_t reset_burst = 1000;
   std::uint32_t reset_rate = 33;
 };

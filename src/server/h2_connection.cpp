@@ -87,13 +87,17 @@ bool H2Connection::open(WorkerContext& context, core::Transport& transport, H2Ho
 }
 
 void H2Connection::on_data(std::span<const char> bytes) {
-  if (ctx_->draining && !going_away_) {
+  receiving_ = true;
+  const bool whole =
+      codec_.receive(bytes);  // a broken one sends its GOAWAY, then closes (after_io)
+  receiving_ = false;
+  // Draining: GOAWAY after the read, naming the streams it opened (they are answered). Before
+  // it, a stream of this read would be handled and then dropped unanswered, and a connection
+  // error later in the read would send a second GOAWAY with a higher last stream id.
+  if (whole && ctx_->draining && !going_away_) {
     going_away_ = true;
     codec_.shut_down();
   }
-  receiving_ = true;
-  (void)codec_.receive(bytes);  // a broken connection sends its GOAWAY, then closes (after_io)
-  receiving_ = false;
   flush();
 }
 
@@ -103,9 +107,12 @@ void H2Connection::on_drained() {
 }
 
 void H2Connection::on_timeout() {
+  // flush() may end the connection and give this object back: keep what is needed after it.
+  core::Transport* transport = transport_;
+  H2Host* host = host_;
   codec_.terminate(kNoError);
   flush();
-  if (transport_->is_open()) host_->close();
+  if (transport->is_open()) host->close();
 }
 
 void H2Connection::close() {
@@ -126,6 +133,8 @@ H2Stream* H2Connection::on_stream_open(std::int32_t id) {
 
 void H2Connection::on_field(H2Stream& stream, std::string_view name, std::string_view value) {
   if (stream.routed || stream.head_block == nullptr) return;  // trailers after an early answer
+  // Known before any answer, an error's too: a HEAD answer carries no body (RFC 9110 9.3.2).
+  if (name == ":method") stream.head_only = value == "HEAD";
   const std::size_t need = 4 + name.size() + value.size();
   if (name.size() > 0xffff || value.size() > 0xffff ||
       stream.head_used + need > h2_->head_blocks.block_size()) {
@@ -167,7 +176,6 @@ void H2Connection::route(H2Stream& stream) {
   if (stream.head_too_large || !read_request(stream, request)) {
     answer(stream, kFieldsTooLarge, kFieldsTooLarge.body);
   } else {
-    stream.head_only = request.method == http::Method::kHead;
     Exchange exchange(request, ctx_, this);
     routing_ = &stream;
     Reply reply = ctx_->router.route(exchange);

@@ -93,6 +93,10 @@ struct Nghttp2Callbacks {
   }
 
   static int frame_received(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    if (frame->hd.type == NGHTTP2_RST_STREAM && !codec(user_data).spend_reset()) {
+      nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM);
+      return 0;
+    }
     const bool request_part = frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS;
     if (!request_part || (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
     if (H2Stream* stream = stream_of(session, frame->hd.stream_id)) {
@@ -101,7 +105,14 @@ struct Nghttp2Callbacks {
     return 0;
   }
 
-  static int frame_sent(nghttp2_session* session, const nghttp2_frame* frame, void*) {
+  static int frame_sent(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    // A stream the server reset because the client broke its rules (a bad WINDOW_UPDATE, DATA on
+    // a closed stream, a malformed header block...): MadeYouReset spends the budget too.
+    if (frame->hd.type == NGHTTP2_RST_STREAM && frame->rst_stream.error_code != NGHTTP2_NO_ERROR &&
+        !codec(user_data).spend_reset()) {
+      nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM);
+      return 0;
+    }
     const bool answer_part = frame->hd.type == NGHTTP2_DATA || frame->hd.type == NGHTTP2_HEADERS;
     if (!answer_part || (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0) return 0;
     H2Stream* stream = stream_of(session, frame->hd.stream_id);
@@ -138,7 +149,9 @@ Nghttp2Setup::Nghttp2Setup(const H2Limits& limits) : limits_(limits) {
   nghttp2_session_callbacks_set_on_frame_send_callback(callbacks_, Nghttp2Callbacks::frame_sent);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks_,
                                                          Nghttp2Callbacks::stream_closed);
-  nghttp2_option_set_stream_reset_rate_limit(option_, limits.reset_burst, limits.reset_rate);
+  // Behind our own budget (spend_reset), which fires first and says ENHANCE_YOUR_CALM.
+  nghttp2_option_set_stream_reset_rate_limit(option_, 2 * std::uint64_t{limits.reset_burst},
+                                             2 * std::uint64_t{limits.reset_rate});
   // Closed streams are not kept for RFC 7540's priority tree (deprecated by RFC 9113): their
   // memory goes back at once, and the stream map stays as small as the open streams.
   nghttp2_option_set_no_closed_streams(option_, 1);
@@ -153,6 +166,9 @@ bool Nghttp2Codec::open(const Nghttp2Setup& setup, H2CodecEvents& events,
                         core::RecyclingAllocator& memory) {
   close();
   events_ = &events;
+  limits_ = &setup.limits_;
+  reset_tokens_ = setup.limits_.reset_burst;
+  reset_refilled_ = core::Clock::now();
   fields_stream_ = nullptr;
   broken_ = false;
   nghttp2_mem allocator{&memory, allocate, release, allocate_zeroed, reallocate};
@@ -180,6 +196,20 @@ void Nghttp2Codec::close() {
   session_ = nullptr;
 }
 
+bool Nghttp2Codec::spend_reset() {
+  const core::TimePoint now = core::Clock::now();
+  const double seconds = std::chrono::duration<double>(now - reset_refilled_).count();
+  reset_refilled_ = now;
+  reset_tokens_ =
+      std::min<double>(limits_->reset_burst, reset_tokens_ + seconds * limits_->reset_rate);
+  if (reset_tokens_ < 1) {
+    broken_ = true;  // nothing more is read: the GOAWAY goes out and the connection ends
+    return false;
+  }
+  reset_tokens_ -= 1;
+  return true;
+}
+
 bool Nghttp2Codec::receive(std::span<const char> bytes) {
   if (session_ == nullptr || broken_) return false;
   const ssize_t used = nghttp2_session_mem_recv(
@@ -191,7 +221,7 @@ bool Nghttp2Codec::receive(std::span<const char> bytes) {
         session_, used == NGHTTP2_ERR_FLOODED ? NGHTTP2_ENHANCE_YOUR_CALM : NGHTTP2_PROTOCOL_ERROR);
     return false;
   }
-  return true;
+  return !broken_;  // the reset budget may have run out inside the read
 }
 
 bool Nghttp2Codec::respond(H2Stream& stream, const H2ResponseHead& head) {

@@ -1,8 +1,11 @@
 // H2Codec (server/h2_codec.hpp) over libnghttp2 1.52's server session. Its memory comes from the
-// worker's RecyclingAllocator, so a steady state of streams reaches the heap no more; its defences
-// are nghttp2's, set from H2Limits: the stream-reset rate (rapid reset), CONTINUATION count,
-// SETTINGS entries, and queued PING/SETTINGS acknowledgements (ping and settings floods), with HTTP
-// messaging checks on.
+// worker's RecyclingAllocator, so a steady state of streams reaches the heap no more. The reset
+// budget is ours: streams the client resets (rapid reset, CVE-2023-44487) and streams the server
+// resets because the client broke a stream's rules (MadeYouReset, CVE-2025-8671) spend it alike,
+// and an empty budget ends the connection with GOAWAY ENHANCE_YOUR_CALM (nghttp2's own reset limit,
+// which says INTERNAL_ERROR, stays behind it at twice the rate). The other defences are nghttp2's:
+// CONTINUATION count, SETTINGS entries, queued PING/SETTINGS acknowledgements (ping and settings
+// floods), empty DATA frames, with HTTP messaging checks on.
 //
 //   Nghttp2Setup setup(limits);              // once per worker: callbacks and options
 //   Nghttp2Codec codec;                      // pooled with its connection
@@ -12,6 +15,7 @@
 
 #include <span>
 
+#include "core/clock.hpp"
 #include "core/recycling_allocator.hpp"
 #include "server/h2_codec.hpp"
 
@@ -60,8 +64,15 @@ class Nghttp2Codec final : public H2Codec {
  private:
   friend struct Nghttp2Callbacks;
 
+  // The reset budget (H2Limits::reset_burst, reset_rate): one token per stream reset by either
+  // side for cause; none left ends the connection with GOAWAY ENHANCE_YOUR_CALM.
+  [[nodiscard]] bool spend_reset();
+
   nghttp2_session* session_ = nullptr;
   H2CodecEvents* events_ = nullptr;
+  const H2Limits* limits_ = nullptr;
+  double reset_tokens_ = 0;
+  core::TimePoint reset_refilled_{};
   H2Stream* fields_stream_ = nullptr;  // whose header block is being read
   bool broken_ = false;  // a fatal error: nothing more is read
 };

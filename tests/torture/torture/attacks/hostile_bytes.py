@@ -18,9 +18,9 @@ TITLE = "malformed and smuggling requests, then the fuzz targets under ASan+UBSa
 BUDGET_S = (240, 2700)
 
 FUZZ_TARGETS = ("request_parser", "response_parser", "connection", "tls_connection",
-                "h2_response_reader")
+                "h2_response_reader", "h2_connection")
 # The targets that drive a whole connection take scripts: a longer input is a longer session.
-LONG_INPUTS = ("connection", "tls_connection")
+LONG_INPUTS = ("connection", "tls_connection", "h2_connection")
 
 # The integration tests' set (tests/integration/test_malformed.py), plus the issue's named bytes.
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "..", "integration"))
@@ -140,7 +140,7 @@ def fuzz_attack(ctx, result):
 
     runs = {}
     if ctx.short:
-        # Side by side: 60 s of wall time each, the two cores shared by the four.
+        # Side by side: 60 s of wall time each, the two cores shared by all of them.
         ctx.progress(f"fuzzing {', '.join(FUZZ_TARGETS)} for {seconds} s each, side by side")
         runs = {target: start(target) for target in FUZZ_TARGETS}
         finish(runs.values())
