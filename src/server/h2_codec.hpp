@@ -24,7 +24,9 @@ struct H2Limits {
   std::uint32_t initial_window = 65535;        // SETTINGS_INITIAL_WINDOW_SIZE, per stream
   // Streams that may be reset at once, and how many more per second after that: by the client
   // (RST_STREAM: rapid reset, CVE-2023-44487) or by the server because the client broke a
-  // stream's rules (MadeYouReset, CVE-2025-8671); beyond, GOAWAY ENHANCE_YOUR_CALM.
+  // stream's rules (MadeYouReset, CVE-2025-8671); the client's SETTINGS and PINGs and its empty
+  // DATA frames that end nothing spend the same budget (the 2019 floods). Beyond, GOAWAY
+  // ENHANCE_YOUR_CALM.
   std::uint32_t reset_burst = 1000;
   std::uint32_t reset_rate = 33;
 };

@@ -51,6 +51,27 @@ ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::siz
 
 }  // namespace
 
+namespace {
+
+// Frames a client may send now and then but a flood of which costs the server work for nothing:
+// its RST_STREAMs (rapid reset, CVE-2023-44487), its SETTINGS and PINGs, each owing an ACK
+// (CVE-2019-9515, -9512), and DATA frames that carry nothing and end nothing (CVE-2019-9518).
+bool costs_budget(const nghttp2_frame* frame) {
+  switch (frame->hd.type) {
+    case NGHTTP2_RST_STREAM:
+      return true;
+    case NGHTTP2_SETTINGS:
+    case NGHTTP2_PING:
+      return (frame->hd.flags & NGHTTP2_FLAG_ACK) == 0;
+    case NGHTTP2_DATA:
+      return frame->hd.length == 0 && (frame->hd.flags & NGHTTP2_FLAG_END_STREAM) == 0;
+    default:
+      return false;
+  }
+}
+
+}  // namespace
+
 // nghttp2's callbacks, turned into H2CodecEvents.
 struct Nghttp2Callbacks {
   static Nghttp2Codec& codec(void* user_data) { return *static_cast<Nghttp2Codec*>(user_data); }
@@ -93,7 +114,7 @@ struct Nghttp2Callbacks {
   }
 
   static int frame_received(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
-    if (frame->hd.type == NGHTTP2_RST_STREAM && !codec(user_data).spend_reset()) {
+    if (costs_budget(frame) && !codec(user_data).spend_budget()) {
       nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM);
       return 0;
     }
@@ -109,7 +130,7 @@ struct Nghttp2Callbacks {
     // A stream the server reset because the client broke its rules (a bad WINDOW_UPDATE, DATA on
     // a closed stream, a malformed header block...): MadeYouReset spends the budget too.
     if (frame->hd.type == NGHTTP2_RST_STREAM && frame->rst_stream.error_code != NGHTTP2_NO_ERROR &&
-        !codec(user_data).spend_reset()) {
+        !codec(user_data).spend_budget()) {
       nghttp2_session_terminate_session(session, NGHTTP2_ENHANCE_YOUR_CALM);
       return 0;
     }
@@ -149,7 +170,7 @@ Nghttp2Setup::Nghttp2Setup(const H2Limits& limits) : limits_(limits) {
   nghttp2_session_callbacks_set_on_frame_send_callback(callbacks_, Nghttp2Callbacks::frame_sent);
   nghttp2_session_callbacks_set_on_stream_close_callback(callbacks_,
                                                          Nghttp2Callbacks::stream_closed);
-  // Behind our own budget (spend_reset), which fires first and says ENHANCE_YOUR_CALM.
+  // Behind our own budget (spend_budget), which fires first and says ENHANCE_YOUR_CALM.
   nghttp2_option_set_stream_reset_rate_limit(option_, 2 * std::uint64_t{limits.reset_burst},
                                              2 * std::uint64_t{limits.reset_rate});
   // Closed streams are not kept for RFC 7540's priority tree (deprecated by RFC 9113): their
@@ -196,7 +217,7 @@ void Nghttp2Codec::close() {
   session_ = nullptr;
 }
 
-bool Nghttp2Codec::spend_reset() {
+bool Nghttp2Codec::spend_budget() {
   const core::TimePoint now = core::Clock::now();
   const double seconds = std::chrono::duration<double>(now - reset_refilled_).count();
   reset_refilled_ = now;

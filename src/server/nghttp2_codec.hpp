@@ -2,8 +2,10 @@
 // worker's RecyclingAllocator, so a steady state of streams reaches the heap no more. The reset
 // budget is ours: streams the client resets (rapid reset, CVE-2023-44487) and streams the server
 // resets because the client broke a stream's rules (MadeYouReset, CVE-2025-8671) spend it alike,
-// and an empty budget ends the connection with GOAWAY ENHANCE_YOUR_CALM (nghttp2's own reset limit,
-// which says INTERNAL_ERROR, stays behind it at twice the rate). The other defences are nghttp2's:
+// and so do the client's SETTINGS and PINGs (each owes an ACK: floods CVE-2019-9515, -9512) and
+// empty DATA frames that end nothing (CVE-2019-9518, which nghttp2 1.52 lets through); an empty
+// budget ends the connection with GOAWAY ENHANCE_YOUR_CALM (nghttp2's own reset limit, which says
+// INTERNAL_ERROR, stays behind it at twice the rate). The other defences are nghttp2's:
 // CONTINUATION count, SETTINGS entries, queued PING/SETTINGS acknowledgements (ping and settings
 // floods), empty DATA frames, with HTTP messaging checks on.
 //
@@ -64,9 +66,10 @@ class Nghttp2Codec final : public H2Codec {
  private:
   friend struct Nghttp2Callbacks;
 
-  // The reset budget (H2Limits::reset_burst, reset_rate): one token per stream reset by either
-  // side for cause; none left ends the connection with GOAWAY ENHANCE_YOUR_CALM.
-  [[nodiscard]] bool spend_reset();
+  // The budget (H2Limits::reset_burst, reset_rate): one token per stream reset by either side for
+  // cause, per SETTINGS or PING the client sends, per empty DATA frame that ends nothing; none
+  // left ends the connection with GOAWAY ENHANCE_YOUR_CALM.
+  [[nodiscard]] bool spend_budget();
 
   nghttp2_session* session_ = nullptr;
   H2CodecEvents* events_ = nullptr;

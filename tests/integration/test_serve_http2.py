@@ -185,6 +185,23 @@ class H2Limits(unittest.TestCase):
             with H2Client(server.port) as client:
                 self.assertEqual(client.get("/").headers[":status"], "200")
 
+    def test_empty_data_frames_spend_the_budget(self):
+        # Zero-length DATA frames on an open stream, none ending it: each costs a frame's work
+        # and carries nothing (CVE-2019-9518).
+        with Server("--db", "none", "--h2-reset-burst", "10", "--h2-reset-rate", "1") as server:
+            with server.connect() as sock:
+                attack = PREFACE + EMPTY_SETTINGS + frame(0x1, 0x4, 1, b"\x83\x86\x84\x01\x01t")
+                attack += frame(0x0, 0x0, 1) * 100
+                try:
+                    sock.sendall(attack)
+                except (BrokenPipeError, ConnectionResetError):
+                    pass
+                frames = frames_of(recv_until_closed(sock))
+            goaways = [f for f in frames if f[0] == 0x7]
+            self.assertEqual(len(goaways), 1, frames)
+            self.assertEqual(int.from_bytes(goaways[0][3][4:8], "big"),
+                             h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
+
     def test_head_gets_no_body_even_in_an_error(self):
         with Server("--db", "none", "--h2-max-header-list", "2048") as server, \
                 H2Client(server.port) as client:
