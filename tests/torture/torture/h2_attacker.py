@@ -457,6 +457,9 @@ def summary(connections):
     """How a variant's connections ended: by which end how many, the longest life of those the
     server ended, the oldest of those still open at the end, and the time from the last byte
     the server took to its end (connections that had stopped sending)."""
+    # A connection opened at the deadline that sent no frame before the flood stopped never
+    # attacked: the server rightly waits for its first request (the header timeout); not judged.
+    connections = [c for c in connections if not (c.ended == "open" and c.frames == 0)]
     ends = {}
     for c in connections:
         ends[c.ended] = ends.get(c.ended, 0) + 1

@@ -51,7 +51,9 @@ EXTRA = [
     ("HTTP/3.0", 505, b"GET / HTTP/3.0\r\n" + HOST + b"\r\n"),
     ("lower-case version", 400, b"GET / http/1.1\r\n" + HOST + b"\r\n"),
     ("absolute-form with a port and a path", 200, b"GET http://x:80/ HTTP/1.1\r\n" + HOST + b"\r\n"),
-    ("HTTP/2 preface", 505, b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"),
+    # The preface itself starts HTTP/2 (tests/integration/test_serve_http2.py); one byte off it is
+    # an HTTP/1.1 request line of version 2.0.
+    ("HTTP/2 preface, broken", 505, b"PRI * HTTP/2.0\r\n\r\nXX\r\n\r\n"),
     ("TLS ClientHello on the plain port", 400,
      # Fixed bytes: a random field could hold a LF, which a parser may reject for that instead.
      bytes.fromhex("16030100a5010000a10303") + bytes(range(0x20, 0x40)) + b"\x00\x00\x02\x13\x01\x01\x00"),
