@@ -120,7 +120,11 @@ void EpollTransport::resume_reading() {
 
 void EpollTransport::read_available() {
   const std::uint32_t generation = generation_;
+  std::size_t taken = 0;
   while (reading_ && may_read_) {
+    // Over the budget: the edge is asked for again and the rest waits for the next turn. Should
+    // the loop refuse, reading goes on: an edge that never comes would lose the bytes.
+    if (taken >= kReadBudget && loop_->modify(fd_, kEverything, this)) return;
     std::span<char> space = handler_->read_space();
     ssize_t n = ::recv(fd_, space.data(), space.size(), 0);
     if (n < 0) {
@@ -143,6 +147,7 @@ void EpollTransport::read_available() {
     // A short read drained the socket and the next edge brings more; but a FIN that came with
     // these bytes raises no further edge, so once a hang-up was announced read on to the EOF.
     if (static_cast<std::size_t>(n) < space.size() && !hang_up_seen_) may_read_ = false;
+    taken += static_cast<std::size_t>(n);
     handler_->on_data(space.first(static_cast<std::size_t>(n)));
     if (replaced(generation)) return;
   }

@@ -5,6 +5,11 @@
 // - a read shorter than the space offered means the socket is drained, so a request costs one
 //   recv; but when the peer's hang-up was reported with the data, reading goes on to the EOF,
 //   since no further edge would announce it;
+// - one connection is read for at most kReadBudget bytes a turn: a peer that keeps the socket
+//   full would otherwise be read for as long as it sends, and no other socket of the loop would
+//   be served (found with a flood of valid HTTP/2 frames, torture attack 14). Past the budget the
+//   registration is re-armed (EPOLL_CTL_MOD on a still readable socket queues a new edge), so the
+//   rest is read in a later turn, after the sockets that were ready meanwhile;
 // - while reading is paused (the handler is waiting for its output to drain) readiness is
 //   remembered and served on resume_reading();
 // - write() sends at once; what the kernel does not take is copied into one block borrowed from
@@ -14,6 +19,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <span>
 
@@ -25,6 +31,9 @@ namespace ringside::core {
 
 class EpollTransport final : private IoHandler {
  public:
+  // What one connection may be read for in one turn before the loop's other sockets are served.
+  static constexpr std::size_t kReadBudget = 64 * 1024;
+
   EpollTransport() = default;
   EpollTransport(const EpollTransport&) = delete;
   EpollTransport& operator=(const EpollTransport&) = delete;

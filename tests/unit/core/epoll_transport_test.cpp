@@ -169,6 +169,48 @@ TEST_F(TransportTest, CloseInsideACallbackStopsDelivery) {
   EXPECT_NE(transport.generation(), generation);
 }
 
+// Queues bytes on `fd` until the kernel takes no more; returns how many.
+std::size_t fill(int fd) {
+  const std::string chunk(16384, 'f');
+  std::size_t queued = 0;
+  while (true) {
+    const ssize_t n = ::send(fd, chunk.data(), chunk.size(), MSG_NOSIGNAL);
+    if (n <= 0) return queued;
+    queued += static_cast<std::size_t>(n);
+  }
+}
+
+TEST(TransportFairness, AFullSocketIsReadForABudgetATurnAndTheOthersAreServedBetween) {
+  EventLoop loop;
+  BlockPool blocks{kBlock, 4};
+  Pair flooding, quiet;
+  Recorder flood_handler, quiet_handler;
+  flood_handler.space = quiet_handler.space = 16384;  // what a server offers
+  EpollTransport flood_transport, quiet_transport;
+  ASSERT_TRUE(flood_transport.open(loop, flooding.local, flood_handler, blocks));
+  ASSERT_TRUE(quiet_transport.open(loop, quiet.local, quiet_handler, blocks));
+  const std::size_t queued = fill(flooding.peer);
+  ASSERT_GT(queued, 2 * EpollTransport::kReadBudget) << "the test needs more than two turns' worth";
+
+  send_all(quiet.peer, "first");
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(quiet_handler.data, "first");
+  EXPECT_GE(flood_handler.data.size(), EpollTransport::kReadBudget);
+  EXPECT_LT(flood_handler.data.size(), EpollTransport::kReadBudget + 16384)
+      << "read past its budget in one turn";
+
+  // The rest of the full socket comes in later turns (the edge was asked for again), and a quiet
+  // socket that has bytes meanwhile is served in the very next turn.
+  send_all(quiet.peer, "second");
+  loop.run_once(kGenerousWait);
+  EXPECT_EQ(quiet_handler.data, "firstsecond");
+  for (int turn = 0; turn < testing::kMaxTurns && flood_handler.data.size() < queued; ++turn) {
+    loop.run_once(kGenerousWait);
+  }
+  EXPECT_EQ(flood_handler.data.size(), queued);
+  EXPECT_EQ(flood_handler.data.find_first_not_of('f'), std::string::npos);
+}
+
 // A loopback listener on a free port, and the address to reach it.
 struct Listener {
   Listener() {
