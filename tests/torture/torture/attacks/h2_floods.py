@@ -1,12 +1,14 @@
-"""Attack 14: HTTP/2 floods. Seven floods one after another against the same one-thread server
+"""Attack 14: HTTP/2 floods. Eight floods one after another against the same one-thread server
 (h2c with prior knowledge on its plain port, `--idle-timeout 2`), each for 10 s (3 s short) from
 torture/h2_attacker.py (Python, raw sockets, frames made by hand) at nice 10 on the load core,
 each connection reopened when the server ends it: rapid reset (CVE-2023-44487), CONTINUATION
 without end (small fields, and one endless 16 KiB-a-frame value; CVE-2024-27316/28182), PING and
 SETTINGS floods never reading the ACKs (CVE-2019-9512/9515), empty frames (zero-length DATA on an
 open stream, zero-length CONTINUATION; CVE-2019-9518), MadeYouReset (frames that make the server
-reset the stream it was just asked on; CVE-2025-8671) and a stalled window (streams whose
-answers the client never reads, or cannot receive: SETTINGS_INITIAL_WINDOW_SIZE 0).
+reset the stream it was just asked on; CVE-2025-8671), a stalled window (streams whose
+answers the client never reads, or cannot receive: SETTINGS_INITIAL_WINDOW_SIZE 0), and free
+frames (connection WINDOW_UPDATEs of 1, PRIORITY, frames of an unknown type: valid, unanswered,
+counted by no budget).
 
 Beside each flood a normal client: `ringside load -R 500 -c 2` over HTTP/1.1 keep-alive (latency
 from each request's intended send time), measured alone before and after the floods too.
@@ -20,7 +22,8 @@ within the flood's bound: rapid reset, PING and SETTINGS floods, zero-length DAT
 MadeYouReset (the server's budget, --h2-reset-burst/-rate: GOAWAY ENHANCE_YOUR_CALM), CONTINUATION
 (nghttp2's limit on CONTINUATION frames and on a field's length) and the empty CONTINUATION frames,
 and the stalled window (closed within --idle-timeout + STALL_MARGIN_S of the client's last byte
-taken, or sooner).
+taken, or sooner). The free frames' connections are not judged by how they end (each frame is
+legitimate alone), only by the rest: the probe served beside them.
 
 Figures per flood: attack frames sent, connections opened and how they ended, the server's CPU
 seconds during the flood (its threads' schedstat), its peak VmRSS, the probe's p99."""
@@ -38,7 +41,7 @@ NUMBER = 14
 NAME = "h2-floods"
 TITLE = ("HTTP/2 floods: rapid reset, CONTINUATION, PING, SETTINGS, empty frames, MadeYouReset, "
          "stalled window, beside a keep-alive client")
-BUDGET_S = (75, 240)
+BUDGET_S = (80, 260)
 
 ATTACKER = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
                         "h2_attacker.py")
@@ -46,6 +49,7 @@ ATTACKER_NICE = 10
 IDLE_TIMEOUT_S = 2
 PROBE_RATE = 500
 PROBE_CONNECTIONS = 2
+MIN_RATE_SHARE = 0.9  # of the probe's requests meant to start in its time, at least this share
 FD_MARGIN = 2
 # The floods may make the server hold, at most: 8 connections at once (the stalled flood) x 100
 # streams, each with a 16 KiB head block and a 32 KiB body block of which a page or two is ever
@@ -86,7 +90,16 @@ FLOODS = (
     Flood("empty_frames", "empty-frames", 2, DEFENCE_S),
     Flood("made_you_reset", "made-you-reset", 2, DEFENCE_S),
     Flood("stalled", "stalled", 8, "stall", GRACE_S),
+    # Not in the issue's list: frames that cost the server a little work each and no budget
+    # counts (legitimate one by one: a connection WINDOW_UPDATE follows every read of a download).
+    # What is judged is that the rest of the worker is still served, not that these end.
+    Flood("free_frames", "free-frames", 3, None),
 )
+# Why a probe starves beside a connection the server reads faster than it parses: said with a
+# failure of the probe's p99 (found with free-frames, 2026-12-05).
+STARVED = ("a worker that reads one connection for as long as the peer keeps its socket full "
+           "serves no other (EpollTransport::kReadBudget bounds what one connection is read for "
+           "in a turn: check it still holds)")
 
 
 def start_probe(ctx, server, seconds, name):
@@ -95,17 +108,24 @@ def start_probe(ctx, server, seconds, name):
                       f"{seconds}s", server.url("/"), name=name)
 
 
-def probe_problems(code, report):
-    """What went wrong for the probe (lost requests, errors, statuses other than 200), or ""."""
+def probe_problems(code, report, seconds):
+    """What went wrong for the probe (lost requests, errors, statuses other than 200, its rate not
+    kept), or ""."""
     requests, codes = report["requests"], report["status"]["codes"]
-    # One request still on its way when the probe's time ran out is not lost (ringside load stops
-    # waiting at its duration's end); more would be a server that stopped answering.
+    # ringside load sends a connection's next request once its answer is in: a server that stops
+    # answering shows as requests never started (their latency is in no percentile).
+    intended = PROBE_RATE * seconds
+    # A request still on its way on each connection when the probe's time ran out is not lost
+    # (ringside load stops waiting at its duration's end); more would be a server that stopped
+    # answering (and one that stops answering also shows as requests never started, below).
     in_flight = requests.get("in_flight", 0)
-    if (code == 0 and error_count(report) == 0 and in_flight <= 1
-            and requests["completed"] + in_flight == requests["started"] and set(codes) <= {"200"}):
+    if (code == 0 and error_count(report) == 0 and in_flight <= PROBE_CONNECTIONS
+            and requests["completed"] + in_flight == requests["started"] and set(codes) <= {"200"}
+            and requests["started"] >= MIN_RATE_SHARE * intended):
         return ""
     return (f"exit {code}, {requests['completed']} of {requests['started']} answered "
-            f"({in_flight} in flight at the end), errors "
+            f"({in_flight} in flight at the end; {intended} meant to start, at least "
+            f"{MIN_RATE_SHARE:.0%} wanted), errors "
             f"{ {k: v for k, v in report['errors'].items() if v} }, statuses {codes}")
 
 
@@ -113,7 +133,7 @@ def quiet_probe(ctx, result, server, seconds, when):
     """The probe alone; returns its p99 in ms, and records a failure if it lost requests."""
     code, report = load_report(start_probe(ctx, server, seconds, f"probe-quiet-{when}"),
                                seconds + 30)
-    problems = probe_problems(code, report)
+    problems = probe_problems(code, report, seconds)
     result.expect(not problems, f"the probe alone ({when}) without errors: {problems}")
     return p99_ms(report)
 
@@ -232,6 +252,7 @@ def judge_flood(result, flood, got, bounds):
     result.figure(f"{key}_cpu_s", round(got["cpu_s"], 2))
     result.figure(f"{key}_rss_mb", round(got["rss_peak_kb"] / 1024, 1))
     result.figure(f"{key}_p99_ms", round(p99, 2))
+    result.figure(f"{key}_answered", probe["requests"]["completed"])  # of PROBE_RATE x seconds
     result.expect(not attack["errors"], f"{flood.mode}: the attacker connected every time: "
                   f"{attack['errors']}")
     check_defence(result, flood, attack, seconds)
@@ -240,15 +261,16 @@ def judge_flood(result, flood, got, bounds):
                   f"{flood.mode}: the server's VmRSS within {RSS_GROWTH_LIMIT_MB} MiB of its "
                   f"{rss_before_kb / 1024:.1f} MiB before the floods, it peaked "
                   f"{growth_mb:+.1f} MiB")
-    problems = probe_problems(got["probe_code"], probe)
+    problems = probe_problems(got["probe_code"], probe, seconds)
     result.expect(not problems, f"{flood.mode}: the probe without errors beside the flood: "
-                  f"{problems}")
+                  f"{problems} (if it stalled: {STARVED})")
     bound_ms = max(factor * quiet_p99, floor_ms)
     result.expect(p99 <= bound_ms,
                   f"{flood.mode}: the probe's p99 within {factor:g}x its quiet {quiet_p99:.2f} ms "
                   f"or under {floor_ms:g} ms, it was {p99:.2f} ms (machine-wide meanwhile, "
                   f"packets dropped at the kernel's backlog and TCP retransmission timeouts: "
-                  f"{got['drops']})")
+                  f"{got['drops']}; if the server's queue for the attacker stayed full: "
+                  f"{STARVED})")
     result.expect(got["alive"], f"{flood.mode}: the server died in the flood")
     result.expect(got["status"] == 200, f"{flood.mode}: GET / on a new h2c connection after the "
                   f"flood answered 200, got {got['status']}")
