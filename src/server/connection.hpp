@@ -68,7 +68,7 @@ class Connection final : public core::TransportHandler,
   void drop_queue();
 
   // H2Host
-  void arm_idle() override { arm(TimerKind::kIdle, true); }
+  void arm_idle(bool restart) override { arm(TimerKind::kIdle, restart); }
   void end_gracefully() override;
   void close_h2();
 

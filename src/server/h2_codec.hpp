@@ -85,6 +85,9 @@ class H2Codec {
   virtual void shut_down() = 0;
   // Immediate end with this HTTP/2 error code (a timeout: NO_ERROR; misbehaviour: its code).
   virtual void terminate(std::uint32_t error_code) = 0;
+  // Response body bytes put in DATA frames so far, on every stream: how a connection tells that
+  // the peer's windows let something through.
+  [[nodiscard]] virtual std::uint64_t body_bytes_sent() const = 0;
 
  protected:
   ~H2Codec() = default;

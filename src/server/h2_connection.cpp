@@ -83,6 +83,7 @@ bool H2Connection::open(WorkerContext& context, core::Transport& transport, H2Ho
   host_ = &host;
   open_streams_ = routing_ = nullptr;
   receiving_ = going_away_ = false;
+  body_owed_ = body_sent_at_arm_ = 0;
   return codec_.open(h2_->setup, *this, h2_->memory);
 }
 
@@ -251,6 +252,7 @@ void H2Connection::respond(H2Stream& stream, http::Status status, std::string_vi
       split_extra_headers(extra_headers, std::span<H2Field>(fields).subspan(3), names);
   H2ResponseHead head{http::code(status), std::span<const H2Field>(fields.data(), 3 + extra),
                       !stream.body.empty()};
+  body_owed_ += stream.body.size();  // given back by release_stream if the stream ends first
   if (!codec_.respond(stream, head)) codec_.reset(stream, kInternalError);
 }
 
@@ -275,6 +277,7 @@ void H2Connection::release_stream(H2Stream& stream) {
     open_streams_ = stream.next_open;
   }
   if (stream.next_open != nullptr) stream.next_open->prev_open = stream.prev_open;
+  body_owed_ -= stream.body.size() - stream.body_sent;
   h2_->head_blocks.release(stream.head_block);
   ctx_->body_blocks.release(stream.body_block);
   if (PendingReply* pending = stream.pending) {
@@ -330,7 +333,13 @@ void H2Connection::after_io() {
     host_->end_gracefully();
     return;
   }
-  host_->arm_idle();
+  // While the peer's windows hold an answer back, only a body byte let through starts the clock
+  // again: a client that never opens a window is timed out at --idle-timeout however much else
+  // it sends meanwhile (PINGs, SETTINGS, WINDOW_UPDATEs for other streams, new requests).
+  const std::uint64_t sent = codec_.body_bytes_sent();
+  const bool held = body_owed_ > sent;
+  host_->arm_idle(!held || sent != body_sent_at_arm_);
+  body_sent_at_arm_ = sent;
 }
 
 }  // namespace ringside::server

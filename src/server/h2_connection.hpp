@@ -35,7 +35,8 @@ class H2Host {
   // After the last frame (a GOAWAY): close the sending side and read on a while, so that what the
   // client still sends does not make the kernel reset the connection and lose that frame.
   virtual void end_gracefully() = 0;
-  virtual void arm_idle() = 0;
+  // The idle clock: started again (`restart`), or left running if it already runs.
+  virtual void arm_idle(bool restart) = 0;
 
  protected:
   ~H2Host() = default;
@@ -87,6 +88,10 @@ class H2Connection final : private H2CodecEvents, private ReplyQueue {
   H2Stream* routing_ = nullptr;  // the stream whose handler runs (park() parks it)
   bool receiving_ = false;       // inside codec_.receive(): an answer is flushed after it
   bool going_away_ = false;      // draining: GOAWAY sent
+  // Response body bytes answered (less what reset streams left unsent): more than the codec has
+  // sent means the peer's flow-control windows hold the rest back.
+  std::uint64_t body_owed_ = 0;
+  std::uint64_t body_sent_at_arm_ = 0;  // the codec's count when the idle clock last started
 };
 
 // A worker's HTTP/2 state, shared by its HTTP/2 connections: made when the server serves HTTP/2.

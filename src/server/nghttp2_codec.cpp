@@ -37,22 +37,6 @@ std::string_view view(const std::uint8_t* bytes, std::size_t size) {
   return {reinterpret_cast<const char*>(bytes), size};
 }
 
-// The response body, as the peer's window lets it go.
-ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
-                  std::uint32_t* flags, nghttp2_data_source* source, void*) {
-  auto* stream = static_cast<H2Stream*>(source->ptr);
-  const std::size_t left = stream->body.size() - stream->body_sent;
-  const std::size_t take = std::min(left, length);
-  std::memcpy(buffer, stream->body.data() + stream->body_sent, take);
-  stream->body_sent += take;
-  if (stream->body_sent == stream->body.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
-  return static_cast<ssize_t>(take);
-}
-
-}  // namespace
-
-namespace {
-
 // Frames a client may send now and then but a flood of which costs the server work for nothing:
 // its RST_STREAMs (rapid reset, CVE-2023-44487), its SETTINGS and PINGs, each owing an ACK
 // (CVE-2019-9515, -9512), and DATA frames that carry nothing and end nothing (CVE-2019-9518).
@@ -75,6 +59,19 @@ bool costs_budget(const nghttp2_frame* frame) {
 // nghttp2's callbacks, turned into H2CodecEvents.
 struct Nghttp2Callbacks {
   static Nghttp2Codec& codec(void* user_data) { return *static_cast<Nghttp2Codec*>(user_data); }
+
+  // The response body, as the peer's window lets it go.
+  static ssize_t read_body(nghttp2_session*, std::int32_t, std::uint8_t* buffer, std::size_t length,
+                           std::uint32_t* flags, nghttp2_data_source* source, void* user_data) {
+    auto* stream = static_cast<H2Stream*>(source->ptr);
+    const std::size_t left = stream->body.size() - stream->body_sent;
+    const std::size_t take = std::min(left, length);
+    std::memcpy(buffer, stream->body.data() + stream->body_sent, take);
+    stream->body_sent += take;
+    codec(user_data).body_bytes_sent_ += take;
+    if (stream->body_sent == stream->body.size()) *flags |= NGHTTP2_DATA_FLAG_EOF;
+    return static_cast<ssize_t>(take);
+  }
 
   static int begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
@@ -191,6 +188,7 @@ bool Nghttp2Codec::open(const Nghttp2Setup& setup, H2CodecEvents& events,
   reset_tokens_ = setup.limits_.reset_burst;
   reset_refilled_ = core::Clock::now();
   fields_stream_ = nullptr;
+  body_bytes_sent_ = 0;
   broken_ = false;
   nghttp2_mem allocator{&memory, allocate, release, allocate_zeroed, reallocate};
   if (nghttp2_session_server_new3(&session_, setup.callbacks_, this, setup.option_, &allocator) !=
@@ -262,7 +260,7 @@ bool Nghttp2Codec::respond(H2Stream& stream, const H2ResponseHead& head) {
   }
   nghttp2_data_provider body{};
   body.source.ptr = &stream;
-  body.read_callback = read_body;
+  body.read_callback = Nghttp2Callbacks::read_body;
   return nghttp2_submit_response(session_, stream.id, fields.data(), count,
                                  head.with_body ? &body : nullptr) == 0;
 }

@@ -62,6 +62,7 @@ class Nghttp2Codec final : public H2Codec {
   [[nodiscard]] bool alive() const override;
   void shut_down() override;
   void terminate(std::uint32_t error_code) override;
+  [[nodiscard]] std::uint64_t body_bytes_sent() const override { return body_bytes_sent_; }
 
  private:
   friend struct Nghttp2Callbacks;
@@ -77,6 +78,7 @@ class Nghttp2Codec final : public H2Codec {
   double reset_tokens_ = 0;
   core::TimePoint reset_refilled_{};
   H2Stream* fields_stream_ = nullptr;  // whose header block is being read
+  std::uint64_t body_bytes_sent_ = 0;
   bool broken_ = false;  // a fatal error: nothing more is read
 };
 

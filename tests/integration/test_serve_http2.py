@@ -9,6 +9,7 @@ import re
 import socket
 import struct
 import tempfile
+import time
 import unittest
 
 import h2.errors
@@ -227,6 +228,81 @@ class H2Limits(unittest.TestCase):
                 self.assertEqual(client.goaway[0], h2.errors.ErrorCodes.ENHANCE_YOUR_CALM)
             with H2Client(server.port) as client:
                 self.assertEqual(client.get("/").headers[":status"], "200")
+
+
+# SETTINGS with SETTINGS_INITIAL_WINDOW_SIZE (0x4) = 0: no stream may be sent a DATA byte until
+# the client opens its window.
+WINDOW_ZERO_SETTINGS = frame(0x4, 0x0, 0, struct.pack(">HI", 0x4, 0))
+PACE_S = 0.2  # between the client's frames: 5 a second, well within the budget's 33
+
+
+class HeldAnswers(unittest.TestCase):
+    """An answer the client's flow-control window holds back: the idle clock runs from the last
+    body byte let through, whatever else the client sends (RFC 9113 leaves the policy to the
+    server; without it, PINGs within budget would hold a stream's buffers for ever)."""
+
+    def exchange(self, server, each_turn, limit_s=15.0):
+        """Opens h2c with window 0 and asks GET /; then, every PACE_S, sends each_turn(the frames
+        read so far) until it says None, the server closes, or limit_s: returns the frames."""
+        with server.connect() as sock:
+            sock.sendall(PREFACE + WINDOW_ZERO_SETTINGS + GET_ROOT)
+            data = b""
+            now = time.monotonic()
+            deadline, next_turn = now + limit_s, now + PACE_S
+            while now < deadline:
+                if now >= next_turn:
+                    out = each_turn(frames_of(data))
+                    if out is None:
+                        break
+                    try:
+                        sock.sendall(out)
+                    except (BrokenPipeError, ConnectionResetError):
+                        break
+                    next_turn += PACE_S
+                sock.settimeout(max(next_turn - time.monotonic(), 0.001))
+                try:
+                    chunk = sock.recv(65536)
+                    if not chunk:
+                        break
+                    data += chunk
+                except socket.timeout:
+                    pass
+                now = time.monotonic()
+            return frames_of(data)
+
+    def test_a_window_never_opened_is_timed_out_however_much_the_client_pings(self):
+        with Server("--db", "none", "--idle-timeout", "1") as server:
+            frames = self.exchange(server, lambda _: frame(0x6, 0x0, 0, b"p" * 8))
+            heads = [f for f in frames if f[0] == 0x1 and f[2] == 1]
+            pongs = [f for f in frames if f[0] == 0x6 and f[1] & 0x1]
+            goaways = [f for f in frames if f[0] == 0x7]
+            self.assertEqual(len(heads), 1, frames)
+            self.assertFalse([f for f in frames if f[0] == 0x0 and f[3]], "no body byte went out")
+            self.assertGreaterEqual(len(pongs), 2, "the client was heard all along")
+            self.assertEqual(len(goaways), 1, f"the connection was not ended: {frames}")
+            self.assertEqual(int.from_bytes(goaways[0][3][4:8], "big"), h2.errors.ErrorCodes.NO_ERROR)
+            with H2Client(server.port) as client:
+                self.assertEqual(client.get("/").headers[":status"], "200")
+
+    def test_a_window_opened_a_byte_at_a_time_gets_the_whole_body(self):
+        # One byte of window every PACE_S: the body takes longer than --idle-timeout, but every
+        # byte let through starts the clock again.
+        with Server("--db", "none", "--idle-timeout", "1") as server:
+            with H2Client(server.port) as client:
+                expected = client.get("/").body
+            self.assertGreater(len(expected) * PACE_S, 1.5, "the body must outlast the timeout")
+
+            def body(frames):
+                return b"".join(f[3] for f in frames if f[0] == 0x0 and f[2] == 1)
+
+            def one_more_byte(frames):
+                if len(body(frames)) == len(expected):
+                    return None
+                return frame(0x8, 0x0, 1, struct.pack(">I", 1))
+
+            frames = self.exchange(server, one_more_byte)
+            self.assertEqual(body(frames), expected)
+            self.assertFalse([f for f in frames if f[0] == 0x7], f"ended early: {frames}")
 
 
 class ParkedRequests(unittest.TestCase):
