@@ -174,10 +174,14 @@ class CompareRunTest(unittest.TestCase):
             f.write(PYTHON_MANIFEST.format(name=name, mode=mode, server=SERVER, die_after=die_after,
                                           scratch=self.scratch, delay_ms=delay_ms))
 
-    def ringside_contestant(self, name):
+    def ringside_contestant(self, name, protocols=None):
         os.mkdir(os.path.join(self.contestants, name))
+        manifest = RINGSIDE_MANIFEST.format(name=name, scratch=self.scratch)
+        if protocols:  # a top-level key: before the [env] table
+            listed = ", ".join(f'"{p}"' for p in protocols)
+            manifest = manifest.replace("[env]", f"protocols = [{listed}]\n[env]", 1)
         with open(os.path.join(self.contestants, name, "contestant.toml"), "w") as f:
-            f.write(RINGSIDE_MANIFEST.format(name=name, scratch=self.scratch))
+            f.write(manifest)
 
     def scenario(self, text):
         path = os.path.join(self.scratch, "scenario.toml")
@@ -658,18 +662,18 @@ def read_stderr_until(test, process, needle):
 
 
 class FlagTest(CompareRunTest):
-    def test_a_starved_loader_is_flagged_loader_bound(self):
+    def starve_the_loader(self, workload):
         """ringside serve answers in microseconds, so the loader always has responses to read.
         Once the point begins (its progress line), the test moves the harness -- the loader's
         process, not the contestant, which is already running in its own cgroup -- into a CPU
         cgroup with a quota of 5 ms per 100 ms. The loader then spends ~95% of the point
         throttled: the run must say that the loader, not the server, set the pace. (cgroup v1's
-        cpu controller, or v2's, as root: the way a container's CPU limit starves a loader.)"""
-        self.ringside_contestant("fast")
+        cpu controller, or v2's, as root: the way a container's CPU limit starves a loader.)
+        Returns the point's median figures and the run's stdout."""
         scenario = self.scenario('rounds = 1\nwarmup = "500ms"\nduration = "2s"\nsettle = "0s"\n'
                                  'server_cpus = "0"\nload_cpus = "1"\ndatabase = "none"\n'
                                  'equal_load = false\n[[workload]]\nname = "hello"\n'
-                                 'connections = [10]\n')
+                                 'connections = [10]\n' + workload)
         cgroup = make_quota_cgroup(f"ringside-test-{os.getpid()}", quota_us=5000, period_us=100000)
         process = subprocess.Popen(self.command(scenario), stdout=subprocess.PIPE,
                                    stderr=subprocess.PIPE, env=self.env)
@@ -694,13 +698,28 @@ class FlagTest(CompareRunTest):
             os.rmdir(cgroup)
         self.assertEqual(process.returncode, 0, (out + err + rest).decode())
         (point,) = self.results()["points"]
-        figures = point["median"]
+        return point["median"], out.decode()
+
+    def assert_loader_bound(self, figures, out):
         self.assertIn("loader-bound", figures["flags"], figures)
         note = figures["notes"][figures["flags"].index("loader-bound")]
         self.assertIn("the loader waited for a CPU", note)
         self.assertLess(figures["loader_cpu_share"], 0.5)
         self.assertGreater(figures["loader_wait_s"], 1.0)  # of 2 s
-        self.assertIn("loader-bound", out.decode())
+        self.assertIn("loader-bound", out)
+
+    def test_a_starved_loader_is_flagged_loader_bound(self):
+        self.ringside_contestant("fast")
+        self.assert_loader_bound(*self.starve_the_loader(""))
+
+    def test_a_starved_loader_is_flagged_loader_bound_over_http2_streams(self):
+        """The same over h2c with 10 streams a connection: the requests in flight are the
+        streams, and the loader's CPU is still what is watched."""
+        self.ringside_contestant("fast", protocols=["http", "h2c"])
+        figures, out = self.starve_the_loader('protocol = "h2c"\nstreams = 10\n')
+        (workload,) = self.results()["workloads"]
+        self.assertEqual((workload["protocol"], workload["streams"]), ("h2c", 10))
+        self.assert_loader_bound(figures, out)
 
     def test_a_listen_queue_overflow_is_flagged(self):
         """The tiny-backlog fixture listens with a backlog of 1 and accepts a connection every
