@@ -73,6 +73,24 @@ struct Nghttp2Callbacks {
     return static_cast<ssize_t>(take);
   }
 
+  // RFC 9113 section 5.1.1: each new stream's id exceeds every id the client used before, and
+  // an unexpected one is a connection error (PROTOCOL_ERROR). nghttp2 1.52 ignores a HEADERS on a
+  // lower id that it keeps no stream for, since it may have closed that stream itself; we know
+  // which streams we reset (their late frames are ignored, section 5.1), so any other HEADERS at
+  // or below the highest id that opens no open stream ends the connection.
+  static int begin_frame(nghttp2_session* session, const nghttp2_frame_hd* head, void* user_data) {
+    if (head->type != NGHTTP2_HEADERS) return 0;
+    Nghttp2Codec& self = codec(user_data);
+    if (head->stream_id > self.highest_stream_id_) {
+      self.highest_stream_id_ = head->stream_id;
+      return 0;
+    }
+    if (nghttp2_session_find_stream(session, head->stream_id) != nullptr) return 0;  // trailers
+    const auto& reset = self.recently_reset_;
+    if (std::find(reset.begin(), reset.end(), head->stream_id) != reset.end()) return 0;
+    return NGHTTP2_ERR_CALLBACK_FAILURE;
+  }
+
   static int begin_headers(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
     if (frame->hd.type != NGHTTP2_HEADERS || frame->headers.cat != NGHTTP2_HCAT_REQUEST) return 0;
     H2Stream* stream = codec(user_data).events_->on_stream_open(frame->hd.stream_id);
@@ -124,6 +142,11 @@ struct Nghttp2Callbacks {
   }
 
   static int frame_sent(nghttp2_session* session, const nghttp2_frame* frame, void* user_data) {
+    if (frame->hd.type == NGHTTP2_RST_STREAM) {
+      Nghttp2Codec& self = codec(user_data);
+      self.recently_reset_[self.next_reset_slot_++ % self.recently_reset_.size()] =
+          frame->hd.stream_id;
+    }
     // A stream the server reset because the client broke its rules (a bad WINDOW_UPDATE, DATA on
     // a closed stream, a malformed header block...): MadeYouReset spends the budget too.
     if (frame->hd.type == NGHTTP2_RST_STREAM && frame->rst_stream.error_code != NGHTTP2_NO_ERROR &&
@@ -157,6 +180,7 @@ Nghttp2Setup::Nghttp2Setup(const H2Limits& limits) : limits_(limits) {
     nghttp2_session_callbacks_del(callbacks_);
     throw std::bad_alloc();
   }
+  nghttp2_session_callbacks_set_on_begin_frame_callback(callbacks_, Nghttp2Callbacks::begin_frame);
   nghttp2_session_callbacks_set_on_begin_headers_callback(callbacks_,
                                                           Nghttp2Callbacks::begin_headers);
   nghttp2_session_callbacks_set_on_header_callback(callbacks_, Nghttp2Callbacks::field);
@@ -189,6 +213,9 @@ bool Nghttp2Codec::open(const Nghttp2Setup& setup, H2CodecEvents& events,
   reset_refilled_ = core::Clock::now();
   fields_stream_ = nullptr;
   body_bytes_sent_ = 0;
+  highest_stream_id_ = 0;
+  recently_reset_.fill(0);
+  next_reset_slot_ = 0;
   broken_ = false;
   nghttp2_mem allocator{&memory, allocate, release, allocate_zeroed, reallocate};
   if (nghttp2_session_server_new3(&session_, setup.callbacks_, this, setup.option_, &allocator) !=

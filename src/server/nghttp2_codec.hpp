@@ -15,6 +15,8 @@
 //   codec.receive(bytes); ... codec.output(); ... codec.close();
 #pragma once
 
+#include <array>
+#include <cstdint>
 #include <span>
 
 #include "core/clock.hpp"
@@ -79,6 +81,11 @@ class Nghttp2Codec final : public H2Codec {
   core::TimePoint reset_refilled_{};
   H2Stream* fields_stream_ = nullptr;  // whose header block is being read
   std::uint64_t body_bytes_sent_ = 0;
+  std::int32_t highest_stream_id_ = 0;  // of the client's HEADERS so far
+  // The last streams the server sent RST_STREAM on: a HEADERS the client sent on one before it
+  // heard (trailers) is ignored, not taken for a stream id going down.
+  std::array<std::int32_t, 16> recently_reset_{};
+  std::uint32_t next_reset_slot_ = 0;
   bool broken_ = false;  // a fatal error: nothing more is read
 };
 

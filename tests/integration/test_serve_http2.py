@@ -42,6 +42,16 @@ def recv_until_closed(sock, limit=1 << 20):
     return data
 
 
+def recv_until_closed_or_goaway(sock):
+    data = b""
+    while not any(f[0] == 0x7 for f in frames_of(data)):
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        data += chunk
+    return frames_of(data)
+
+
 def frames_of(data):
     """(type, flags, stream id, payload) of each whole frame in data."""
     out = []
@@ -303,6 +313,48 @@ class HeldAnswers(unittest.TestCase):
             frames = self.exchange(server, one_more_byte)
             self.assertEqual(body(frames), expected)
             self.assertFalse([f for f in frames if f[0] == 0x7], f"ended early: {frames}")
+
+
+class StreamIds(unittest.TestCase):
+    """RFC 9113 section 5.1.1 (nghttp2 1.52 alone ignores a HEADERS on a lower stream id)."""
+
+    def read_frames_until(self, sock, done):
+        data = b""
+        while not done(frames_of(data)):
+            chunk = sock.recv(65536)
+            if not chunk:
+                break
+            data += chunk
+        return frames_of(data)
+
+    def test_a_stream_id_going_down_is_a_connection_error(self):
+        with Server("--db", "none") as server, server.connect() as sock:
+            sock.sendall(PREFACE + EMPTY_SETTINGS + frame(0x1, 0x5, 5, b"\x82\x86\x84\x01\x01t")
+                         + frame(0x1, 0x5, 3, b"\x82\x86\x84\x01\x01t"))
+            frames = recv_until_closed_or_goaway(sock)
+            goaways = [f for f in frames if f[0] == 0x7]
+            self.assertEqual(len(goaways), 1, frames)
+            self.assertEqual(int.from_bytes(goaways[0][3][4:8], "big"),
+                             h2.errors.ErrorCodes.PROTOCOL_ERROR)
+
+    def test_trailers_on_a_stream_the_server_reset_are_ignored(self):
+        # POST / with a body over --max-body: 413, then RST_STREAM NO_ERROR. Trailers the client
+        # sends on that stream afterwards are late frames on a stream the server reset (section
+        # 5.1: ignored), not a stream id going down.
+        with Server("--db", "none", "--max-body", "16") as server, server.connect() as sock:
+            post = frame(0x1, 0x4, 1, b"\x83\x86\x84\x01\x01t")
+            sock.sendall(PREFACE + EMPTY_SETTINGS + post + frame(0x0, 0x0, 1, b"b" * 100))
+            frames = self.read_frames_until(
+                sock, lambda got: any(f[0] == 0x3 and f[2] == 1 for f in got))
+            self.assertIn((0x3, 1), [(f[0], f[2]) for f in frames], frames)
+            trailers = frame(0x1, 0x5, 1, b"\x00\x03x-t\x011")
+            sock.sendall(trailers + frame(0x1, 0x5, 3, b"\x82\x86\x84\x01\x01t"))
+            frames = self.read_frames_until(
+                sock, lambda got: any(f[0] in (0x1, 0x7) and f[2] in (0, 3) for f in got))
+            self.assertFalse([f for f in frames if f[0] == 0x7], frames)
+            heads = [f for f in frames if f[0] == 0x1 and f[2] == 3]
+            self.assertEqual(len(heads), 1, frames)
+            self.assertEqual(heads[0][3][:1], b"\x88", "GET / on stream 3: :status 200")
 
 
 class ParkedRequests(unittest.TestCase):
