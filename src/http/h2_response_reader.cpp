@@ -1,9 +1,7 @@
 #include "http/h2_response_reader.hpp"
 
-#include <nghttp2/nghttp2.h>
-
+#include <array>
 #include <cstring>
-#include <new>
 #include <string_view>
 
 namespace ringside::http {
@@ -54,11 +52,9 @@ std::size_t H2ResponseReader::write_client_start(char* out) {
   return size;
 }
 
-H2ResponseReader::H2ResponseReader(std::uint32_t window_refill) : window_refill_(window_refill) {
-  if (nghttp2_hd_inflate_new(&inflater_) != 0) throw std::bad_alloc();
-}
+H2ResponseReader::H2ResponseReader(std::uint32_t window_refill) : window_refill_(window_refill) {}
 
-H2ResponseReader::~H2ResponseReader() { nghttp2_hd_inflate_del(inflater_); }
+H2ResponseReader::~H2ResponseReader() = default;
 
 H2ReadResult H2ResponseReader::feed(std::span<const char> input, OutBuffer& answers,
                                     H2ResponseListener& listener) {
@@ -153,32 +149,32 @@ H2Error H2ResponseReader::on_frame(const ScannedFrame& frame, OutBuffer& answers
 H2Error H2ResponseReader::on_header_fragment(std::uint32_t stream_id,
                                              std::span<const char> fragment, bool end_headers,
                                              H2ResponseListener& listener) {
-  const auto* in = reinterpret_cast<const uint8_t*>(fragment.data());
-  std::size_t left = fragment.size();
-  while (true) {
-    nghttp2_nv field;
-    int flags = 0;
-    const ssize_t used = nghttp2_hd_inflate_hd2(inflater_, &field, &flags, in, left,
-                                                end_headers ? 1 : 0);
-    if (used < 0) return H2Error::kCompressionError;
-    in += used;
-    left -= static_cast<std::size_t>(used);
-    if ((flags & NGHTTP2_HD_INFLATE_EMIT) != 0 &&
-        std::string_view(reinterpret_cast<const char*>(field.name), field.namelen) == ":status") {
-      block_status_ = parse_status({reinterpret_cast<const char*>(field.value), field.valuelen});
-    }
-    if ((flags & NGHTTP2_HD_INFLATE_FINAL) != 0) {
-      nghttp2_hd_inflate_end_headers(inflater_);
-      break;
-    }
-    if ((flags & NGHTTP2_HD_INFLATE_EMIT) == 0 && left == 0) break;  // the rest comes later
+  if (!end_headers || !split_block_.empty()) {
+    // A block split over frames: kept until its last fragment (rare: a response's fields fit
+    // one frame), bounded.
+    if (split_block_.size() + fragment.size() > kMaxSplitBlock) return H2Error::kEnhanceYourCalm;
+    split_block_.append(fragment.data(), fragment.size());
+    if (!end_headers) return H2Error::kNoError;
+    fragment = split_block_;
   }
-  if (!end_headers) return H2Error::kNoError;
+  const H2Error error = decode_block(fragment);
+  split_block_.clear();
+  if (error != H2Error::kNoError) return error;
   block_stream_ = 0;
   // An informational (1xx) block is followed by the final one; trailers carry no :status.
   if (block_status_ >= 200) listener.on_status(stream_id, block_status_);
   if (block_ends_stream_) listener.on_stream_end(stream_id);
   return H2Error::kNoError;
+}
+
+H2Error H2ResponseReader::decode_block(std::span<const char> block) {
+  // Huffman strings are decoded here while their field is looked at: one per thread suffices.
+  thread_local std::array<char, HpackDecoder::kScratchBytes> scratch;
+  const HpackError error =
+      decoder_.decode(block, scratch, [this](std::string_view name, std::string_view value) {
+        if (name == ":status") block_status_ = parse_status(value);
+      });
+  return error == HpackError::kNone ? H2Error::kNoError : H2Error::kCompressionError;
 }
 
 H2Error H2ResponseReader::on_settings(const ScannedFrame& frame, OutBuffer& answers) {

@@ -1,8 +1,9 @@
 // The reading side of an HTTP/2 client connection (RFC 9113), for the load generator: whole
 // frames from the server in, per stream "its :status", "it ended", "it was reset" out, and the
 // control answers a client owes (SETTINGS ACK, PING ACK, WINDOW_UPDATE) written for the caller to
-// send. Header blocks are decoded with libnghttp2's HPACK inflater, behind this class, so our own
-// decoder can replace it; each block is fed as its frames arrive (HEADERS, then CONTINUATION).
+// send. Header blocks are decoded by our HpackDecoder (http/hpack_decoder.hpp): a block in one
+// HEADERS frame straight from the input, one split over CONTINUATION frames once it is whole
+// (its fragments kept meanwhile, up to kMaxSplitBlock).
 //
 // Flow control the way h2load does it: the client's start (write_client_start) announces the
 // largest stream window and raises the connection's as far, so a server never waits for us; the
@@ -19,11 +20,11 @@
 #include <cstddef>
 #include <cstdint>
 #include <span>
+#include <string>
 
 #include "http/h2_frame.hpp"
+#include "http/hpack_decoder.hpp"
 #include "http/out_buffer.hpp"
-
-struct nghttp2_hd_inflater;
 
 namespace ringside::http {
 
@@ -54,6 +55,8 @@ class H2ResponseReader {
   static std::size_t write_client_start(char* out);
   // Room an answer may need: the largest is PING's ACK.
   static constexpr std::size_t kAnswerRoom = kH2FrameHeaderSize + 8;
+  // The most of a header block split over CONTINUATION frames that is kept until it is whole.
+  static constexpr std::size_t kMaxSplitBlock = 256 * 1024;
 
   explicit H2ResponseReader(std::uint32_t window_refill = 1U << 30);
   ~H2ResponseReader();
@@ -79,7 +82,10 @@ class H2ResponseReader {
                              bool end_headers, H2ResponseListener& listener);
   H2Error on_settings(const ScannedFrame& frame, OutBuffer& answers);
 
-  nghttp2_hd_inflater* inflater_ = nullptr;
+  H2Error decode_block(std::span<const char> block);
+
+  HpackDecoder decoder_;
+  std::string split_block_;  // a block's fragments so far, when it spans CONTINUATION frames
   FrameScanner scanner_;
   std::uint32_t window_refill_;
   std::uint64_t unreturned_ = 0;           // DATA bytes not yet given back to the connection

@@ -42,8 +42,9 @@ enum class HpackError : std::uint8_t {
 class HpackDecoder {
  public:
   using FieldSink = void (*)(void* context, std::string_view name, std::string_view value);
-  // Scratch enough for any name and value of a 16 KiB header list, Huffman-decoded.
-  static constexpr std::size_t kScratchBytes = 32 * 1024;
+  // Scratch enough for a name and a value of 64 KiB each, Huffman-decoded (the most libnghttp2
+  // takes in one field, and more than a server's header list limit lets through).
+  static constexpr std::size_t kScratchBytes = 128 * 1024;
 
   // The table's size when a connection starts (SETTINGS_HEADER_TABLE_SIZE's default).
   static constexpr std::uint32_t kInitialTableSize = 4096;
