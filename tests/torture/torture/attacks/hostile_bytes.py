@@ -18,7 +18,7 @@ TITLE = "malformed and smuggling requests, then the fuzz targets under ASan+UBSa
 BUDGET_S = (240, 2700)
 
 FUZZ_TARGETS = ("request_parser", "response_parser", "connection", "tls_connection",
-                "h2_response_reader", "h2_connection")
+                "h2_response_reader", "h2_connection", "hpack_decoder")
 # The targets that drive a whole connection take scripts: a longer input is a longer session.
 LONG_INPUTS = ("connection", "tls_connection", "h2_connection")
 
