@@ -11,13 +11,8 @@ namespace {
 
 constexpr std::uint32_t kEntryOverhead = 32;  // RFC 7541 section 4.1
 
-struct StaticField {
-  std::string_view name;
-  std::string_view value;
-};
-
 // RFC 7541 Appendix A, index 1 first.
-constexpr std::array<StaticField, 61> kStaticTable = {{
+constexpr std::array<H2HeaderField, 61> kStaticTable = {{
     {":authority", ""},
     {":method", "GET"},
     {":method", "POST"},
@@ -173,10 +168,10 @@ HpackDecoder::HpackDecoder(std::uint32_t table_limit)
 
 HpackDecoder::~HpackDecoder() = default;
 
-bool HpackDecoder::lookup(std::uint32_t index, Field& field) const {
+bool HpackDecoder::lookup(std::uint32_t index, H2HeaderField& field) const {
   if (index == 0) return false;
   if (index <= kStaticTable.size()) {
-    field = {kStaticTable[index - 1].name, kStaticTable[index - 1].value};
+    field = kStaticTable[index - 1];
     return true;
   }
   const std::uint32_t dynamic = index - static_cast<std::uint32_t>(kStaticTable.size());
@@ -252,7 +247,7 @@ HpackError HpackDecoder::decode(std::span<const char> block, std::span<char> scr
     HpackError error = HpackError::kNone;
     if (first & 0x80) {  // indexed field (section 6.1)
       if ((error = reader.integer(7, index)) != HpackError::kNone) return error;
-      Field field;
+      H2HeaderField field;
       if (!lookup(index, field)) return HpackError::kBadIndex;
       sink(context, field.name, field.value);
       field_seen = true;
@@ -270,7 +265,7 @@ HpackError HpackDecoder::decode(std::span<const char> block, std::span<char> scr
     const bool indexing = (first & 0xc0) == 0x40;
     if ((error = reader.integer(indexing ? 6 : 4, index)) != HpackError::kNone) return error;
     std::size_t used = 0;
-    Field field;
+    H2HeaderField field;
     if (index == 0) {
       if ((error = reader.string(scratch, used, field.name)) != HpackError::kNone) return error;
     } else if (!lookup(index, field)) {

@@ -23,6 +23,8 @@
 #include <string_view>
 #include <type_traits>
 
+#include "http/hpack_request.hpp"
+
 namespace ringside::http {
 
 enum class HpackError : std::uint8_t {
@@ -85,13 +87,9 @@ class HpackDecoder {
     std::uint32_t name_length;
     std::uint32_t value_length;
   };
-  struct Field {
-    std::string_view name;
-    std::string_view value;
-  };
 
   // Index 1..61 the static table, 62.. the dynamic table, newest first. False past both.
-  bool lookup(std::uint32_t index, Field& field) const;
+  bool lookup(std::uint32_t index, H2HeaderField& field) const;
   void insert(std::string_view name, std::string_view value);
   void evict_oldest();
   void fit(std::uint32_t size);  // evicts until `size` more octets fit the table
