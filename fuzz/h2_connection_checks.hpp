@@ -2,8 +2,8 @@
 // bytes read back frame by frame as the server's codec reads them (which streams they open, and
 // when; which requests they complete; their PINGs, SETTINGS and flow-control windows), and the
 // server's bytes checked frame by frame against that. Header blocks of both directions are decoded
-// with libnghttp2's HPACK inflater, the decoder the server's codec uses, so each request's :method
-// and :path are known and its answer can be compared with what its route gives. A broken
+// with libnghttp2's HPACK inflater, a decoder independent of the server's own, so each request's
+// :method and :path are known and its answer can be compared with what its route gives. A broken
 // invariant prints its name and aborts (connection_checks.hpp's fail()).
 #pragma once
 
@@ -193,8 +193,9 @@ class ClientReader {
     }
   }
 
-  // nghttp2 reads a header block as it arrives: a HEADERS frame still cut short may have opened
-  // its stream, and the server may have answered it already (a bad field: RST_STREAM).
+  // A codec may read a header block as it arrives (nghttp2 does; ours waits for whole frames): a
+  // HEADERS frame still cut short may have opened its stream, and the server may have answered it
+  // already (a bad field: RST_STREAM).
   void on_partial_frame(std::span<const char> rest, std::size_t received_before) {
     const http::H2FrameHeader header = http::read_h2_frame_header(rest);
     if (static_cast<H2FrameType>(header.type) == H2FrameType::kHeaders && header.stream_id != 0) {

@@ -62,6 +62,8 @@
 // inputs by which this target found its first bugs: a GOAWAY's last stream id raised by a drain,
 // and an error's body (431, 413) sent to HEAD.
 // H2_CONNECTION_FUZZ_VERBOSE=1 prints what each input sent and got back, =2 every frame too.
+// The server's codec is ours (server/h2_server_codec.hpp); H2_CONNECTION_FUZZ_CODEC=nghttp2 runs
+// the same inputs through libnghttp2's (--h2-codec nghttp2) instead.
 // Fuzzing:
 //   build/fuzz/fuzz/h2_connection fuzz/corpus/h2_connection -dict=fuzz/h2_connection.dict
 //       -max_len=8192
@@ -163,6 +165,11 @@ server::H2Limits fuzz_limits() {
   return limits;
 }
 
+bool nghttp2_codec() {
+  const char* codec = std::getenv("H2_CONNECTION_FUZZ_CODEC");
+  return codec != nullptr && std::string_view(codec) == "nghttp2";
+}
+
 // Requests parked by /p, waiting for an answer op (or the end of the input) to answer them.
 std::vector<server::PendingReply*>& parked() {
   static std::vector<server::PendingReply*> waiting;
@@ -207,7 +214,7 @@ class Session {
  public:
   Session()
       : ctx_(std::make_unique<server::WorkerContext>(fuzz_config(), hello_router())),
-        h2_(std::make_unique<server::H2Resources>(fuzz_limits())) {
+        h2_(std::make_unique<server::H2Resources>(fuzz_limits(), nghttp2_codec())) {
     ctx_->owner = &owner_;
     ctx_->h2 = h2_.get();
     parked().clear();

@@ -97,6 +97,12 @@ void parse_serve_flags(CLI::App& app, server::ServerConfig& config, DatabaseFlag
                  "HTTP/2: streams that may be reset per second after --h2-reset-burst")
       ->capture_default_str()
       ->check(count_in(1, 1'000'000));
+  app.add_option_function<std::string>(
+         "--h2-codec",
+         [&config](const std::string& codec) { config.h2_nghttp2_codec = codec == "nghttp2"; },
+         "HTTP/2: the framing, ringside's own or libnghttp2's (to compare against) "
+         "[default: ringside]")
+      ->check(CLI::IsMember({"ringside", "nghttp2"}));
   app.add_flag("--reuse-port", config.share_port,
                "Share --port with a server already listening on it (SO_REUSEPORT), for a rolling "
                "restart: start the new server, then SIGTERM the old one");

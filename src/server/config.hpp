@@ -41,6 +41,9 @@ struct ServerConfig {
   std::uint32_t h2_initial_window = 65535;   // bytes a stream may send before its window update
   std::uint32_t h2_reset_burst = 1000;       // streams a client may reset at once...
   std::uint32_t h2_reset_rate = 33;          // ...and then per second; beyond: GOAWAY
+  // `--h2-codec`: the framing, ours (server/h2_server_codec.hpp) or libnghttp2's
+  // (server/nghttp2_codec.hpp), kept to compare against.
+  bool h2_nghttp2_codec = false;
 };
 
 // Ranges of the settings above. Timeouts are bounded so that seconds convert to nanoseconds and

@@ -13,6 +13,7 @@
 #include <span>
 #include <string_view>
 
+#include "http/hpack_request.hpp"
 #include "server/h2_stream.hpp"
 
 namespace ringside::server {
@@ -51,10 +52,8 @@ class H2CodecEvents {
   ~H2CodecEvents() = default;
 };
 
-struct H2Field {
-  std::string_view name;  // lowercase
-  std::string_view value;
-};
+// A response field; its name lowercase.
+using H2Field = http::H2HeaderField;
 
 // A response's head; the body is the stream's `body` (none when `with_body` is false: HEAD).
 struct H2ResponseHead {

@@ -84,20 +84,26 @@ bool H2Connection::open(WorkerContext& context, core::Transport& transport, H2Ho
   open_streams_ = routing_ = nullptr;
   receiving_ = going_away_ = false;
   body_owed_ = body_sent_at_arm_ = 0;
-  return codec_.open(h2_->setup, *this, h2_->memory);
+  if (h2_->nghttp2_codec) {
+    codec_ = &nghttp2_codec_;
+    return nghttp2_codec_.open(h2_->setup, *this, h2_->memory);
+  }
+  codec_ = &own_codec_;
+  return own_codec_.open(h2_->limits, *this, h2_->memory,
+                         {h2_->hpack_scratch.get(), http::HpackDecoder::kScratchBytes});
 }
 
 void H2Connection::on_data(std::span<const char> bytes) {
   receiving_ = true;
   const bool whole =
-      codec_.receive(bytes);  // a broken one sends its GOAWAY, then closes (after_io)
+      codec_->receive(bytes);  // a broken one sends its GOAWAY, then closes (after_io)
   receiving_ = false;
   // Draining: GOAWAY after the read, naming the streams it opened (they are answered). Before
   // it, a stream of this read would be handled and then dropped unanswered, and a connection
   // error later in the read would send a second GOAWAY with a higher last stream id.
   if (whole && ctx_->draining && !going_away_) {
     going_away_ = true;
-    codec_.shut_down();
+    codec_->shut_down();
   }
   flush();
 }
@@ -111,13 +117,14 @@ void H2Connection::on_timeout() {
   // flush() may end the connection and give this object back: keep what is needed after it.
   core::Transport* transport = transport_;
   H2Host* host = host_;
-  codec_.terminate(kNoError);
+  codec_->terminate(kNoError);
   flush();
   if (transport->is_open()) host->close();
 }
 
 void H2Connection::close() {
-  codec_.close();
+  own_codec_.close();
+  nghttp2_codec_.close();
   while (open_streams_ != nullptr) release_stream(*open_streams_);
 }
 
@@ -160,7 +167,7 @@ void H2Connection::on_body(H2Stream& stream, std::size_t bytes) {
   h2_->head_blocks.release(stream.head_block);
   stream.head_block = nullptr;
   answer(stream, kBodyTooLarge, kBodyTooLarge.body);
-  codec_.reset_after_answer(stream);
+  codec_->reset_after_answer(stream);
 }
 
 void H2Connection::on_request_end(H2Stream& stream) {
@@ -253,7 +260,7 @@ void H2Connection::respond(H2Stream& stream, http::Status status, std::string_vi
   H2ResponseHead head{http::code(status), std::span<const H2Field>(fields.data(), 3 + extra),
                       !stream.body.empty()};
   body_owed_ += stream.body.size();  // given back by release_stream if the stream ends first
-  if (!codec_.respond(stream, head)) codec_.reset(stream, kInternalError);
+  if (!codec_->respond(stream, head)) codec_->reset(stream, kInternalError);
 }
 
 PendingReply& H2Connection::park() {
@@ -294,7 +301,7 @@ void H2Connection::release_stream(H2Stream& stream) {
 void H2Connection::flush() {
   http::OutBuffer batch(ctx_->batch_buffer.data(), ctx_->batch_buffer.size());
   while (transport_->is_open() && !transport_->write_pending()) {
-    const std::span<const char> out = codec_.output();
+    const std::span<const char> out = codec_->output();
     if (out.empty()) break;
     if (out.size() > batch.remaining() && !batch.empty() && !send(batch)) break;
     if (out.size() > batch.remaining()) {
@@ -328,7 +335,7 @@ bool H2Connection::send(std::span<const char> bytes) {
 
 void H2Connection::after_io() {
   if (!transport_->is_open() || transport_->write_pending()) return;  // on_drained comes back
-  const bool finished = !codec_.alive() || (going_away_ && open_streams_ == nullptr);
+  const bool finished = !codec_->alive() || (going_away_ && open_streams_ == nullptr);
   if (finished) {
     host_->end_gracefully();
     return;
@@ -336,7 +343,7 @@ void H2Connection::after_io() {
   // While the peer's windows hold an answer back, only a body byte let through starts the clock
   // again: a client that never opens a window is timed out at --idle-timeout however much else
   // it sends meanwhile (PINGs, SETTINGS, WINDOW_UPDATEs for other streams, new requests).
-  const std::uint64_t sent = codec_.body_bytes_sent();
+  const std::uint64_t sent = codec_->body_bytes_sent();
   const bool held = body_owed_ > sent;
   host_->arm_idle(!held || sent != body_sent_at_arm_);
   body_sent_at_arm_ = sent;

@@ -12,6 +12,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <span>
 
 #include "core/block_pool.hpp"
@@ -20,6 +21,7 @@
 #include "core/transport.hpp"
 #include "http/out_buffer.hpp"
 #include "server/h2_codec.hpp"
+#include "server/h2_server_codec.hpp"
 #include "server/h2_stream.hpp"
 #include "server/nghttp2_codec.hpp"
 #include "server/pending_reply.hpp"
@@ -83,7 +85,10 @@ class H2Connection final : private H2CodecEvents, private ReplyQueue {
   H2Resources* h2_ = nullptr;
   core::Transport* transport_ = nullptr;
   H2Host* host_ = nullptr;
-  Nghttp2Codec codec_;
+  // The framing: ours, or libnghttp2's (--h2-codec nghttp2); `codec_` is the one in use.
+  H2ServerCodec own_codec_;
+  Nghttp2Codec nghttp2_codec_;
+  H2Codec* codec_ = &own_codec_;
   H2Stream* open_streams_ = nullptr;
   H2Stream* routing_ = nullptr;  // the stream whose handler runs (park() parks it)
   bool receiving_ = false;       // inside codec_.receive(): an answer is flushed after it
@@ -96,10 +101,17 @@ class H2Connection final : private H2CodecEvents, private ReplyQueue {
 
 // A worker's HTTP/2 state, shared by its HTTP/2 connections: made when the server serves HTTP/2.
 struct H2Resources {
-  explicit H2Resources(const H2Limits& limits)
-      : setup(limits), head_blocks(limits.max_header_list, 256, 16) {}
+  H2Resources(const H2Limits& h2_limits, bool use_nghttp2)
+      : limits(h2_limits),
+        nghttp2_codec(use_nghttp2),
+        setup(h2_limits),
+        hpack_scratch(new char[http::HpackDecoder::kScratchBytes]),
+        head_blocks(h2_limits.max_header_list, 256, 16) {}
 
+  H2Limits limits;
+  bool nghttp2_codec;  // --h2-codec nghttp2
   Nghttp2Setup setup;
+  std::unique_ptr<char[]> hpack_scratch;  // our codec's Huffman strings while a block is decoded
   core::RecyclingAllocator memory;  // the codec's
   core::BlockPool head_blocks;      // a request's fields while it is read
   core::FreeListPool<H2Stream, &H2Stream::next_free> streams;

@@ -32,6 +32,21 @@ struct H2Stream {
   char* body_block = nullptr;
   PendingReply* pending = nullptr;
 
+  // The framing's own state of the stream when the codec is ours (server/h2_server_codec.hpp;
+  // libnghttp2 keeps its own).
+  std::int64_t send_window = 0;       // what the client's window on the stream lets us send
+  std::int64_t receive_window = 0;    // what the client may still send on it
+  std::uint32_t receive_unacked = 0;  // body bytes taken since the last WINDOW_UPDATE for it
+  std::int64_t expected_length = -1;  // the request's content-length, -1 without one
+  std::uint64_t data_received = 0;    // the request body's bytes, padding left out
+  bool remote_closed = false;         // the client's END_STREAM came
+  bool answered = false;              // the answer's HEADERS are written
+  bool local_closed = false;          // our END_STREAM is written
+  bool reset_sent = false;            // our RST_STREAM is written: it closes at the next output
+  bool ready = false;                 // in the codec's queue of streams with something to send
+  H2Stream* prev_ready = nullptr;
+  H2Stream* next_ready = nullptr;
+
   // In the connection's list of open streams; next_free also links the pool's free list.
   H2Stream* next_free = nullptr;
   H2Stream* prev_open = nullptr;

@@ -84,7 +84,7 @@ Worker::Worker(const ServerConfig& config, const Router& router, int listen_fd, 
     limits.initial_window = config.h2_initial_window;
     limits.reset_burst = config.h2_reset_burst;
     limits.reset_rate = config.h2_reset_rate;
-    h2_ = std::make_unique<H2Resources>(limits);
+    h2_ = std::make_unique<H2Resources>(limits, config.h2_nghttp2_codec);
     ctx_.h2 = h2_.get();
   }
   listeners_[0].fd = listen_fd;
