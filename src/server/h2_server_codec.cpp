@@ -63,6 +63,7 @@ bool H2ServerCodec::open(const H2Limits& limits, H2CodecEvents& events,
   scratch_ = scratch;
   streams_.attach(memory);
   decoder_.emplace(http::HpackDecoder::kInitialTableSize);
+  encoder_ = {};
   open_ = true;
   broken_ = goaway_sent_ = peer_goaway_ = settings_seen_ = settings_acked_ = false;
   preface_matched_ = 0;
@@ -445,8 +446,11 @@ bool H2ServerCodec::settings(const H2FrameHeader& header, std::span<const char> 
         }
         peer_max_frame_ = value;
         break;
+      case http::H2Setting::kHeaderTableSize:
+        encoder_.set_peer_limit(value);
+        break;
       default:
-        break;  // the table size (we index nothing), and ids we do not know (section 6.5.2)
+        break;  // ids we do not know (section 6.5.2), and what a server need not act on
     }
   }
   if (initial_window >= 0 && !apply_initial_window(static_cast<std::uint32_t>(initial_window))) {
@@ -584,8 +588,8 @@ bool H2ServerCodec::respond(H2Stream& stream, const H2ResponseHead& head) {
   if (broken_ || stream.reset_sent) return true;  // nothing more goes out on it
   char* at = reserve(kH2FrameHeaderSize + kMaxHeadBlock);
   if (at == nullptr) return false;
-  const std::size_t block_size = http::encode_response_headers(
-      head.status, head.fields, {at + kH2FrameHeaderSize, kMaxHeadBlock});
+  const std::size_t block_size =
+      encoder_.encode(head.status, head.fields, {at + kH2FrameHeaderSize, kMaxHeadBlock});
   if (block_size == 0 || block_size > peer_max_frame_) return false;
   const bool body = head.with_body && !stream.body.empty();
   const std::uint8_t frame_flags = flags::kEndHeaders | (body ? 0 : flags::kEndStream);

@@ -1,7 +1,8 @@
 // H2Codec (server/h2_codec.hpp) of our own: RFC 9113 framing over http/h2_frame, request header
-// blocks through http/hpack_decoder and http/h2_request_fields, responses through
-// http/hpack_response (a HEADERS frame per answer, no dynamic table), flow control both ways, a
-// stream table by id (server/h2_stream_table), and the same budget as Nghttp2Codec: streams the
+// blocks through http/hpack_decoder and http/h2_request_fields, answers through
+// http/hpack_response (a HEADERS frame each, repeated fields from a small dynamic table), flow
+// control both ways, a stream table by id (server/h2_stream_table), and the same budget as
+// Nghttp2Codec: streams the
 // client resets (rapid reset, CVE-2023-44487) or makes us reset (MadeYouReset, CVE-2025-8671),
 // its SETTINGS and PINGs and its empty DATA frames that end nothing spend one token each; none
 // left ends the connection with GOAWAY ENHANCE_YOUR_CALM. A header block split over CONTINUATION
@@ -30,6 +31,7 @@
 #include "core/recycling_allocator.hpp"
 #include "http/h2_frame.hpp"
 #include "http/hpack_decoder.hpp"
+#include "http/hpack_response.hpp"
 #include "server/h2_codec.hpp"
 #include "server/h2_stream_table.hpp"
 
@@ -113,6 +115,7 @@ class H2ServerCodec final : public H2Codec {
   core::RecyclingAllocator* memory_ = nullptr;
   std::span<char> scratch_;
   std::optional<http::HpackDecoder> decoder_;
+  http::HpackResponseEncoder encoder_;
   H2StreamTable streams_;
   bool open_ = false;
   bool broken_ = false;       // a connection error: GOAWAY queued, nothing more read or sent

@@ -526,10 +526,23 @@ def summary(connections):
     }
 
 
+def first_field_byte(block):
+    """The first byte of a header block's first field, past its dynamic table size updates
+    (RFC 7541 6.3: 001 and a 5-bit-prefix integer); None when there is none."""
+    at = 0
+    while at < len(block) and block[at] & 0xe0 == 0x20:
+        at += 1
+        if block[at - 1] & 0x1f == 0x1f:  # the integer goes on while the high bit is set
+            while at < len(block) and block[at] & 0x80:
+                at += 1
+            at += 1
+    return block[at] if at < len(block) else None
+
+
 def h2_status(port, timeout=5.0):
     """GET / over a new h2c connection: 200 when the answer's HEADERS say :status 200 (HPACK's
-    static entry 8, as the server encodes it), another int for another first byte, None for no
-    answer."""
+    static entry 8, as the server encodes it, after any dynamic table size updates), another int
+    for another first field's byte, None for no answer."""
     request = PREFACE + frame(SETTINGS, 0, 0) + frame(HEADERS, END_STREAM | END_HEADERS, 1,
                                                       GET_ROOT)
     data = b""
@@ -545,7 +558,8 @@ def h2_status(port, timeout=5.0):
                     if len(data) - at - 9 < length:
                         break
                     if kind == HEADERS and stream_id == 1 and length > 0:
-                        return 200 if data[at + 9] == 0x88 else data[at + 9]
+                        first = first_field_byte(data[at + 9:at + 9 + length])
+                        return 200 if first == 0x88 else first
                     at += 9 + length
                 chunk = sock.recv(65536)
                 if not chunk:
