@@ -1,5 +1,7 @@
 #include "http/h2_request_fields.hpp"
 
+#include <array>
+
 #include "http/token.hpp"
 
 namespace ringside::http {
@@ -10,36 +12,49 @@ constexpr std::uint8_t kScheme = 2;
 constexpr std::uint8_t kAuthority = 4;
 constexpr std::uint8_t kPath = 8;
 
-// A field name as section 8.2.1 wants it: a token, no uppercase.
-bool lowercase_token(std::string_view name) {
-  if (name.empty()) return false;
-  for (char c : name) {
-    if (!is_token(c) || (c >= 'A' && c <= 'Z')) return false;
+// Bytes a field name may hold (section 8.2.1: a token, no uppercase), and bytes a value may not
+// (NUL, CR, LF): one table lookup a byte.
+constexpr std::uint8_t kNameByte = 1;
+constexpr std::uint8_t kBadValueByte = 2;
+constexpr std::array<std::uint8_t, 256> kFieldBytes = [] {
+  std::array<std::uint8_t, 256> table{};
+  for (int c = 0; c < 256; ++c) {
+    if (is_token(static_cast<char>(c)) && !(c >= 'A' && c <= 'Z')) table[c] |= kNameByte;
   }
-  return true;
+  table['\0'] |= kBadValueByte;
+  table['\r'] |= kBadValueByte;
+  table['\n'] |= kBadValueByte;
+  return table;
+}();
+
+bool lowercase_token(std::string_view name) {
+  std::uint8_t all = name.empty() ? 0 : kNameByte;
+  for (char c : name) all &= kFieldBytes[static_cast<unsigned char>(c)];
+  return all != 0;
 }
 
 // Section 8.2.1: no NUL, CR or LF; no whitespace at either end.
 bool valid_value(std::string_view value) {
-  for (char c : value) {
-    if (c == '\0' || c == '\r' || c == '\n') return false;
-  }
-  return value.empty() || (!is_whitespace(value.front()) && !is_whitespace(value.back()));
+  std::uint8_t any = 0;
+  for (char c : value) any |= kFieldBytes[static_cast<unsigned char>(c)];
+  return (any & kBadValueByte) == 0 &&
+         (value.empty() || (!is_whitespace(value.front()) && !is_whitespace(value.back())));
 }
 
-bool all_of(std::string_view text, bool (*allowed)(char)) {
-  for (char c : text) {
-    if (!allowed(c)) return false;
-  }
-  return true;
+// Whether every byte of `text` is in the class (token.hpp's table: one lookup a byte).
+bool all_in(std::string_view text, CharClass cls) {
+  bool all = true;
+  for (char c : text) all &= in_class(c, cls);
+  return all;
 }
 
-bool scheme_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) || c == '+' || c == '-' ||
-         c == '.';
-}
-bool visible(char c) {
-  return is_target_char(c);
+bool valid_scheme(std::string_view scheme) {
+  for (char c : scheme) {
+    const bool allowed = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || is_digit(c) ||
+                         c == '+' || c == '-' || c == '.';
+    if (!allowed) return false;
+  }
+  return !scheme.empty();
 }
 
 // Section 8.2.2: fields that belong to one HTTP/1.1 connection.
@@ -79,19 +94,19 @@ bool H2RequestFields::accept(std::string_view name, std::string_view value) {
 bool H2RequestFields::accept_pseudo(std::string_view name, std::string_view value) {
   std::uint8_t bit = 0;
   if (name == ":method") {
-    if (value.empty() || !all_of(value, is_token)) return false;
+    if (value.empty() || !all_in(value, kTokenClass)) return false;
     connect_ = value == "CONNECT";
     options_ = value == "OPTIONS";
     bit = kMethod;
   } else if (name == ":scheme") {
-    if (value.empty() || !all_of(value, scheme_char)) return false;
+    if (!valid_scheme(value)) return false;
     scheme_http_ = equals_ignore_case(value, "http") || equals_ignore_case(value, "https");
     bit = kScheme;
   } else if (name == ":authority") {
-    if (!all_of(value, visible)) return false;
+    if (!all_in(value, kTargetClass)) return false;
     bit = kAuthority;
   } else if (name == ":path") {
-    if (value.empty() || !all_of(value, visible)) return false;
+    if (value.empty() || !all_in(value, kTargetClass)) return false;
     path_asterisk_ = value == "*";
     path_origin_ = value.front() == '/';
     bit = kPath;

@@ -46,6 +46,7 @@ struct H2Stream {
   bool ready = false;                 // in the codec's queue of streams with something to send
   H2Stream* prev_ready = nullptr;
   H2Stream* next_ready = nullptr;
+  H2Stream* next_by_id = nullptr;  // the next stream in its slot of the codec's H2StreamTable
 
   // In the connection's list of open streams; next_free also links the pool's free list.
   H2Stream* next_free = nullptr;

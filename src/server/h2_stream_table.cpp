@@ -15,40 +15,30 @@ void H2StreamTable::clear() {
 
 H2Stream* H2StreamTable::find(std::int32_t id) const {
   if (size_ == 0) return nullptr;
-  for (std::uint32_t slot = slot_of(id);; slot = (slot + 1) & (capacity_ - 1)) {
-    H2Stream* stream = slots_[slot];
-    if (stream == nullptr || stream->id == id) return stream;
-  }
+  H2Stream* stream = slots_[slot_of(id)];
+  while (stream != nullptr && stream->id != id) stream = stream->next_by_id;
+  return stream;
 }
 
 bool H2StreamTable::insert(H2Stream& stream) {
-  if (2 * (size_ + 1) > capacity_ && !grow()) return false;
-  std::uint32_t slot = slot_of(stream.id);
-  while (slots_[slot] != nullptr) slot = (slot + 1) & (capacity_ - 1);
-  slots_[slot] = &stream;
+  if (size_ + 1 > capacity_ && !grow()) return false;
+  H2Stream*& slot = slots_[slot_of(stream.id)];
+  stream.next_by_id = slot;
+  slot = &stream;
   ++size_;
   return true;
 }
 
 void H2StreamTable::erase(std::int32_t id) {
   if (size_ == 0) return;
-  const std::uint32_t mask = capacity_ - 1;
-  std::uint32_t hole = slot_of(id);
-  while (slots_[hole] != nullptr && slots_[hole]->id != id) hole = (hole + 1) & mask;
-  if (slots_[hole] == nullptr) return;
-  --size_;
-  // Backward shift: each later entry of the run moves into the hole unless its home slot lies
-  // cyclically after the hole (then it is already as close to home as it can be).
-  for (std::uint32_t next = (hole + 1) & mask; slots_[next] != nullptr; next = (next + 1) & mask) {
-    const std::uint32_t home = slot_of(slots_[next]->id);
-    const bool movable = ((next - home) & mask) >= ((next - hole) & mask);
-    if (movable) {
-      slots_[hole] = slots_[next];
-      hole = next;
-    }
+  for (H2Stream** link = &slots_[slot_of(id)]; *link != nullptr; link = &(*link)->next_by_id) {
+    if ((*link)->id != id) continue;
+    H2Stream* gone = *link;
+    *link = gone->next_by_id;
+    gone->next_by_id = nullptr;
+    if (--size_ == 0) clear();  // an idle connection holds no array
+    return;
   }
-  slots_[hole] = nullptr;
-  if (size_ == 0) clear();  // an idle connection holds no array
 }
 
 bool H2StreamTable::grow() {
@@ -61,10 +51,13 @@ bool H2StreamTable::grow() {
   slots_ = slots;
   capacity_ = capacity;
   for (std::uint32_t i = 0; i < old_capacity; ++i) {
-    if (old[i] == nullptr) continue;
-    std::uint32_t slot = slot_of(old[i]->id);
-    while (slots_[slot] != nullptr) slot = (slot + 1) & (capacity_ - 1);
-    slots_[slot] = old[i];
+    for (H2Stream* stream = old[i]; stream != nullptr;) {
+      H2Stream* next = stream->next_by_id;
+      H2Stream*& slot = slots_[slot_of(stream->id)];
+      stream->next_by_id = slot;
+      slot = stream;
+      stream = next;
+    }
   }
   if (old != nullptr) memory_->free(old);
   return true;

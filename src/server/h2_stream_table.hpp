@@ -1,9 +1,10 @@
-// A server connection's open HTTP/2 streams by id (server/h2_server_codec.hpp): open addressing
-// with linear probing over a power-of-two array, kept at most half full, grown by doubling as the
-// client opens streams at once and given back when the last stream closes; removal shifts the
-// probe run back, so no tombstones pile up. A client's ids only rise, so consecutive streams land
-// in consecutive slots. Its array comes from the worker's RecyclingAllocator: a steady state takes
-// nothing from the heap.
+// A server connection's open HTTP/2 streams by id (server/h2_server_codec.hpp): a power-of-two
+// array of slots, each a chain linked through the streams themselves (H2Stream::next_by_id). A
+// client's ids only rise and at most --h2-max-streams are open at once, so with at least as many
+// slots as streams consecutive ids land in consecutive slots and a chain is mostly one stream:
+// finding, adding and removing one touch a slot or two. The array doubles when the streams
+// outnumber it and goes back when the last stream closes, so an idle connection holds none; it
+// comes from the worker's RecyclingAllocator, so a steady state takes nothing from the heap.
 #pragma once
 
 #include <cstddef>
@@ -34,7 +35,9 @@ class H2StreamTable {
   template <class Visit>
   void for_each(Visit&& visit) const {
     for (std::uint32_t i = 0; i < capacity_; ++i) {
-      if (slots_[i] != nullptr) visit(*slots_[i]);
+      for (H2Stream* stream = slots_[i]; stream != nullptr; stream = stream->next_by_id) {
+        visit(*stream);
+      }
     }
   }
 

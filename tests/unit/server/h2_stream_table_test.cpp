@@ -1,6 +1,6 @@
 // H2StreamTable against std::map as the reference: streams opened in a client's rising ids,
-// closed in any order, many at once (the table grows) and few (its probe runs stay right after
-// backward shifts); and its array from the allocator, given back on clear.
+// closed in any order, many at once (the table grows, chains form) and few; and its array from
+// the allocator, given back on clear and when the last stream leaves.
 #include "server/h2_stream_table.hpp"
 
 #include <gtest/gtest.h>
@@ -27,7 +27,7 @@ TEST(H2StreamTable, FindsWhatIsInAndNothingElse) {
   EXPECT_EQ(table.find(3), nullptr);
   table.erase(1);
   EXPECT_EQ(table.find(1), nullptr);
-  EXPECT_EQ(table.find(33), &b);  // moved back over the hole, still found
+  EXPECT_EQ(table.find(33), &b);  // its slot's chain, still found
   EXPECT_EQ(table.size(), 1u);
   table.erase(7);  // not in: nothing changes
   EXPECT_EQ(table.size(), 1u);
