@@ -394,13 +394,13 @@ bool H2ServerCodec::priority(const H2FrameHeader& header, std::span<const char> 
   // Stream errors on an open stream; on one that is not (idle, or closed) no RST_STREAM may
   // name it, so the connection ends instead (section 5.4.1 allows either).
   H2Stream* stream = streams_.find(id);
-  const bool open = stream != nullptr && !stream->reset_sent;
+  const bool stream_open = stream != nullptr && !stream->reset_sent;
   if (payload.size() != 5) {
-    return open ? stream_error(*stream, H2Error::kFrameSizeError)
+    return stream_open ? stream_error(*stream, H2Error::kFrameSizeError)
                 : connection_error(H2Error::kFrameSizeError);
   }
   if ((http::read_h2_u32(payload.data()) & 0x7fffffffU) != header.stream_id) return true;
-  return open ? stream_error(*stream, H2Error::kProtocolError)
+  return stream_open ? stream_error(*stream, H2Error::kProtocolError)
               : connection_error(H2Error::kProtocolError);
 }
 

@@ -143,7 +143,7 @@ struct Client {
                                   upload ? &provider : nullptr, nullptr);
   }
 
-  static nghttp2_nv field(const char* name, const std::string& value) {
+  static nghttp2_nv field(const char* name, std::string_view value) {
     return {reinterpret_cast<uint8_t*>(const_cast<char*>(name)),
             reinterpret_cast<uint8_t*>(const_cast<char*>(value.data())), std::strlen(name),
             value.size(), NGHTTP2_NV_FLAG_NONE};
