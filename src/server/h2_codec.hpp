@@ -8,11 +8,14 @@
 // settings below name; what reaches the connection is a well-formed request.
 #pragma once
 
+#include <algorithm>
+#include <chrono>
 #include <cstddef>
 #include <cstdint>
 #include <span>
 #include <string_view>
 
+#include "core/clock.hpp"
 #include "http/hpack_request.hpp"
 #include "server/h2_stream.hpp"
 
@@ -30,6 +33,34 @@ struct H2Limits {
   // ENHANCE_YOUR_CALM.
   std::uint32_t reset_burst = 1000;
   std::uint32_t reset_rate = 33;
+};
+
+// The budget H2Limits::reset_burst and reset_rate describe, as a token bucket: full at the
+// connection's start, refilled by the clock, one token per spend. Both codecs keep one.
+class H2ResetBudget {
+ public:
+  void start(const H2Limits& limits) {
+    burst_ = limits.reset_burst;
+    rate_ = limits.reset_rate;
+    tokens_ = burst_;
+    refilled_ = core::Clock::now();
+  }
+  // False when no token is left: the connection ends with GOAWAY ENHANCE_YOUR_CALM.
+  [[nodiscard]] bool spend() {
+    const core::TimePoint now = core::Clock::now();
+    tokens_ =
+        std::min(burst_, tokens_ + std::chrono::duration<double>(now - refilled_).count() * rate_);
+    refilled_ = now;
+    if (tokens_ < 1) return false;
+    tokens_ -= 1;
+    return true;
+  }
+
+ private:
+  double burst_ = 0;
+  double rate_ = 0;
+  double tokens_ = 0;
+  core::TimePoint refilled_{};
 };
 
 // What the codec tells its connection. Calls come from inside H2Codec::receive().

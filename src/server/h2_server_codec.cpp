@@ -76,8 +76,7 @@ bool H2ServerCodec::open(const H2Limits& limits, H2CodecEvents& events,
   receive_unacked_ = 0;
   peer_max_frame_ = kMaxFrame;
   body_bytes_sent_ = 0;
-  reset_tokens_ = limits.reset_burst;
-  reset_refilled_ = core::Clock::now();
+  budget_.start(limits);
   recently_reset_.fill(0);
   next_reset_slot_ = 0;
   const std::array<http::H2SettingValue, 3> ours{{
@@ -530,14 +529,7 @@ bool H2ServerCodec::stream_error(std::int32_t id, H2Error error) {
 }
 
 bool H2ServerCodec::spend_budget() {
-  const core::TimePoint now = core::Clock::now();
-  const double seconds = std::chrono::duration<double>(now - reset_refilled_).count();
-  reset_refilled_ = now;
-  reset_tokens_ =
-      std::min<double>(limits_->reset_burst, reset_tokens_ + seconds * limits_->reset_rate);
-  if (reset_tokens_ < 1) return connection_error(H2Error::kEnhanceYourCalm);
-  reset_tokens_ -= 1;
-  return true;
+  return budget_.spend() || connection_error(H2Error::kEnhanceYourCalm);
 }
 
 bool H2ServerCodec::recently_reset(std::int32_t id) const {

@@ -159,8 +159,7 @@ class H2ServerCodec final : public H2Codec {
   std::uint32_t peer_max_frame_ = 0;
   std::uint64_t body_bytes_sent_ = 0;
 
-  double reset_tokens_ = 0;
-  core::TimePoint reset_refilled_{};
+  H2ResetBudget budget_;
   std::array<std::int32_t, 16> recently_reset_{};
   std::uint32_t next_reset_slot_ = 0;
 };

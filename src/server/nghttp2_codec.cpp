@@ -208,9 +208,7 @@ bool Nghttp2Codec::open(const Nghttp2Setup& setup, H2CodecEvents& events,
                         core::RecyclingAllocator& memory) {
   close();
   events_ = &events;
-  limits_ = &setup.limits_;
-  reset_tokens_ = setup.limits_.reset_burst;
-  reset_refilled_ = core::Clock::now();
+  budget_.start(setup.limits_);
   fields_stream_ = nullptr;
   body_bytes_sent_ = 0;
   highest_stream_id_ = 0;
@@ -243,17 +241,9 @@ void Nghttp2Codec::close() {
 }
 
 bool Nghttp2Codec::spend_budget() {
-  const core::TimePoint now = core::Clock::now();
-  const double seconds = std::chrono::duration<double>(now - reset_refilled_).count();
-  reset_refilled_ = now;
-  reset_tokens_ =
-      std::min<double>(limits_->reset_burst, reset_tokens_ + seconds * limits_->reset_rate);
-  if (reset_tokens_ < 1) {
-    broken_ = true;  // nothing more is read: the GOAWAY goes out and the connection ends
-    return false;
-  }
-  reset_tokens_ -= 1;
-  return true;
+  if (budget_.spend()) return true;
+  broken_ = true;  // nothing more is read: the GOAWAY goes out and the connection ends
+  return false;
 }
 
 bool Nghttp2Codec::receive(std::span<const char> bytes) {

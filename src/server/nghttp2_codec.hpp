@@ -76,9 +76,7 @@ class Nghttp2Codec final : public H2Codec {
 
   nghttp2_session* session_ = nullptr;
   H2CodecEvents* events_ = nullptr;
-  const H2Limits* limits_ = nullptr;
-  double reset_tokens_ = 0;
-  core::TimePoint reset_refilled_{};
+  H2ResetBudget budget_;
   H2Stream* fields_stream_ = nullptr;  // whose header block is being read
   std::uint64_t body_bytes_sent_ = 0;
   std::int32_t highest_stream_id_ = 0;  // of the client's HEADERS so far
