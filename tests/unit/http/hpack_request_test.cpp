@@ -11,40 +11,18 @@
 #include <utility>
 #include <vector>
 
+#include "nghttp2_inflate.hpp"
+
 namespace ringside::http {
 namespace {
 
-using Fields = std::vector<std::pair<std::string, std::string>>;
-
-// Decodes `block` as one header block with an inflater that has seen `earlier` blocks before it.
-Fields inflate(nghttp2_hd_inflater* inflater, std::string_view block) {
-  Fields fields;
-  const auto* in = reinterpret_cast<const uint8_t*>(block.data());
-  std::size_t left = block.size();
-  while (true) {
-    nghttp2_nv nv;
-    int flags = 0;
-    const ssize_t used = nghttp2_hd_inflate_hd2(inflater, &nv, &flags, in, left, 1);
-    EXPECT_GE(used, 0) << "nghttp2 refused the block";
-    if (used < 0) return fields;
-    in += used;
-    left -= static_cast<std::size_t>(used);
-    if (flags & NGHTTP2_HD_INFLATE_EMIT) {
-      fields.emplace_back(std::string(reinterpret_cast<const char*>(nv.name), nv.namelen),
-                          std::string(reinterpret_cast<const char*>(nv.value), nv.valuelen));
-    }
-    if (flags & NGHTTP2_HD_INFLATE_FINAL) break;
-    if (used == 0 && left == 0) break;
-  }
-  nghttp2_hd_inflate_end_headers(inflater);
-  return fields;
-}
+using testing::Fields;
 
 Fields decode(std::string_view block, int times = 1) {
   nghttp2_hd_inflater* inflater = nullptr;
   nghttp2_hd_inflate_new(&inflater);
   Fields fields;
-  for (int i = 0; i < times; ++i) fields = inflate(inflater, block);
+  for (int i = 0; i < times; ++i) fields = testing::inflate_block(inflater, block);
   nghttp2_hd_inflate_del(inflater);
   return fields;
 }

@@ -13,10 +13,12 @@
 #include <utility>
 #include <vector>
 
+#include "nghttp2_inflate.hpp"
+
 namespace ringside::http {
 namespace {
 
-using Fields = std::vector<std::pair<std::string, std::string>>;
+using testing::Fields;
 
 class Client {
  public:
@@ -29,24 +31,8 @@ class Client {
   void limit(std::uint32_t size) { nghttp2_hd_inflate_change_table_size(inflater_, size); }
 
   Fields inflate(std::string_view block) {
-    Fields fields;
-    const auto* in = reinterpret_cast<const uint8_t*>(block.data());
-    std::size_t left = block.size();
-    while (true) {
-      nghttp2_nv nv;
-      int flags = 0;
-      const ssize_t used = nghttp2_hd_inflate_hd2(inflater_, &nv, &flags, in, left, 1);
-      EXPECT_GE(used, 0) << "nghttp2 refused the block";
-      if (used < 0) return {{"refused", ""}};
-      in += used;
-      left -= static_cast<std::size_t>(used);
-      if (flags & NGHTTP2_HD_INFLATE_EMIT) {
-        fields.emplace_back(std::string(reinterpret_cast<const char*>(nv.name), nv.namelen),
-                            std::string(reinterpret_cast<const char*>(nv.value), nv.valuelen));
-      }
-      if ((flags & NGHTTP2_HD_INFLATE_FINAL) || (used == 0 && left == 0)) break;
-    }
-    nghttp2_hd_inflate_end_headers(inflater_);
+    Fields fields = testing::inflate_block(inflater_, block);
+    EXPECT_NE(fields, (Fields{{"refused", ""}})) << "nghttp2 refused the block";
     return fields;
   }
 
